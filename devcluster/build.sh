@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# devcluster/build.sh — build the dev-cluster binaries into a per-version cache OUTSIDE the repository.
+# Idempotent: a component whose cache entry is complete is skipped, so a second run builds nothing.
+# One component failing does not stop the others; status/<name>.json says why (read by devcluster/build.py).
+# Usage: build.sh [COMPONENT...]   (default: all, in dependency-free order, largest first)
+set -uo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd); . "$HERE/versions.env"
+export CGO_ENABLED=0 GOFLAGS=-buildvcs=false
+ROOT=${JA_DEVCLUSTER_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/jupyter-accel/devcluster}
+mkdir -p "$ROOT/status"
+GOID="$(go env GOVERSION) $(go env GOOS)/$(go env GOARCH)"
+
+entry() {  # entry NAME VERSION [FILES...] -> cache dir keyed by version, Go toolchain and wrapper files
+  local n=$1 v=$2; shift 2
+  echo "$ROOT/$n-$v-$( { echo "$GOID"; [ $# -eq 0 ] || cat "$@"; } | sha256sum | cut -c1-12)"
+}
+
+status() {  # status NAME ok|failed VERSION DIR-or-LOG
+  python3 - "$ROOT/status/$1.json" "$@" <<'PY'
+import json, sys, time
+path, name, result, version, where = sys.argv[1:6]
+rec = {"component": name, "result": result, "version": version, "time": int(time.time())}
+if result == "ok":
+    rec["dir"] = where
+else:
+    rec["log"] = where
+    rec["error_tail"] = open(where, errors="replace").read()[-3000:]
+json.dump(rec, open(path, "w"), indent=1)
+PY
+}
+
+build() {  # build NAME VERSION DEST FUNCTION — FUNCTION gets the output bin dir as $1
+  local n=$1 v=$2 dest=$3 fn=$4 log="$ROOT/status/$1.log" t0=$SECONDS
+  if [ -f "$dest/.complete" ]; then echo "cached  $n $v"; status "$n" ok "$v" "$dest"; return 0; fi
+  local tmp="$dest.partial.$$"; rm -rf "$tmp"; mkdir -p "$tmp/bin"
+  echo "build   $n $v  (log: $log)"
+  if ( "$fn" "$tmp/bin" ) >"$log" 2>&1; then
+    echo "$((SECONDS - t0))" > "$tmp/build-seconds"; touch "$tmp/.complete"
+    rm -rf "$dest"; mv "$tmp" "$dest"; status "$n" ok "$v" "$dest"
+    echo "done    $n in $((SECONDS - t0)) s"
+  else
+    rm -rf "$tmp"; status "$n" failed "$v" "$log"; echo "FAILED  $n after $((SECONDS - t0)) s (see $log)"
+    FAILED=1
+  fi
+}
+
+k8s_ldflags() {  # stamp the version: without it Kueue cannot parse the server version and exits
+  local minor=${K8S_VERSION#*.}; minor=${minor%%.*} ld="-s -w"
+  for p in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+    ld+=" -X $p.gitVersion=v$K8S_VERSION -X $p.gitMajor=1 -X $p.gitMinor=$minor -X $p.gitTreeState=clean"
+    ld+=" -X $p.gitCommit=0000000000000000000000000000000000000000 -X $p.buildDate=2026-01-01T00:00:00Z"
+  done
+  echo "$ld"
+}
+b_apiserver() {
+  cd "$HERE/k8s" && go build -trimpath -ldflags "$(k8s_ldflags)" -o "$1/" \
+    k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kubectl &&
+  "$1/kube-apiserver" --version | grep -qx "Kubernetes v$K8S_VERSION"
+}
+b_controlplane() {
+  cd "$HERE/k8s" && go build -trimpath -ldflags "$(k8s_ldflags)" -o "$1/" \
+    k8s.io/kubernetes/cmd/kube-controller-manager k8s.io/kubernetes/cmd/kube-scheduler &&
+  "$1/kube-scheduler" --version | grep -qx "Kubernetes v$K8S_VERSION"
+}
+b_etcd() {
+  cd "$HERE/etcd" && go build -trimpath -ldflags "-s -w" -o "$1/etcd" go.etcd.io/etcd/server/v3 &&
+  "$1/etcd" --version | grep -q "etcd Version: $ETCD_VERSION"
+}
+wrapped() {  # wrapped DIR PKG OUT — build PKG through a committed wrapper module if one exists
+  local dir=$1 pkg=$2 out=$3
+  cd "$dir" && go build -trimpath -ldflags "-s -w" -o "$out" "$pkg"
+}
+b_kwok() {
+  if [ -f "$HERE/kwok/go.mod" ]; then wrapped "$HERE/kwok" sigs.k8s.io/kwok/cmd/kwok "$1/kwok"
+  else GOBIN=$1 go install -trimpath -ldflags "-s -w" "sigs.k8s.io/kwok/cmd/kwok@v$KWOK_VERSION"; fi
+}
+b_kueue() {
+  if [ -f "$HERE/kueue/go.mod" ]; then wrapped "$HERE/kueue" sigs.k8s.io/kueue/cmd/kueue "$1/kueue"
+  else GOBIN=$1 go install -trimpath -ldflags "-s -w" "sigs.k8s.io/kueue/cmd/kueue@v$KUEUE_VERSION"; fi
+}
+b_kuberay() {
+  if [ -f "$HERE/kuberay/go.mod" ]; then wrapped "$HERE/kuberay" github.com/ray-project/kuberay/ray-operator "$1/ray-operator"
+  else GOBIN=$1 go install -trimpath -ldflags "-s -w" "github.com/ray-project/kuberay/ray-operator@v$KUBERAY_VERSION"; fi
+}
+b_trainop() {
+  local p=github.com/kubeflow/training-operator/cmd/training-operator.v1
+  if [ -f "$HERE/training-operator/go.mod" ]; then wrapped "$HERE/training-operator" "$p" "$1/training-operator.v1"
+  else GOBIN=$1 go install -trimpath -ldflags "-s -w" "$p@v$TRAINING_OPERATOR_VERSION"; fi
+}
+
+key() { local d=$HERE/$1; [ -f "$d/go.mod" ] && echo "$d/go.mod $d/go.sum"; }
+FAILED=0
+want=${*:-"kube-apiserver etcd kwok kube-controlplane kueue kuberay training-operator"}
+# shellcheck disable=SC2046
+for c in $want; do case $c in
+  kube-apiserver)    build kube-apiserver "$K8S_VERSION" "$(entry kube-apiserver "$K8S_VERSION" $(key k8s))" b_apiserver ;;
+  kube-controlplane) build kube-controlplane "$K8S_VERSION" "$(entry kube-controlplane "$K8S_VERSION" $(key k8s))" b_controlplane ;;
+  etcd)              build etcd "$ETCD_VERSION" "$(entry etcd "$ETCD_VERSION" $(key etcd))" b_etcd ;;
+  kwok)              build kwok "$KWOK_VERSION" "$(entry kwok "$KWOK_VERSION" $(key kwok))" b_kwok ;;
+  kueue)             build kueue "$KUEUE_VERSION" "$(entry kueue "$KUEUE_VERSION" $(key kueue))" b_kueue ;;
+  kuberay)           build kuberay "$KUBERAY_VERSION" "$(entry kuberay "$KUBERAY_VERSION" $(key kuberay))" b_kuberay ;;
+  training-operator) build training-operator "$TRAINING_OPERATOR_VERSION" "$(entry training-operator "$TRAINING_OPERATOR_VERSION" $(key training-operator))" b_trainop ;;
+  *) echo "unknown component $c"; FAILED=1 ;;
+esac; done
+echo "status files: $ROOT/status/"
+exit $FAILED

@@ -1,0 +1,1 @@
+"""Tornado handlers of the REST API: thin, authenticated, JSON in and out."""

@@ -1,0 +1,91 @@
+"""The base of every handler: authentication, JSON bodies validated by the wire models, errors mapped to JSON."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+
+from jupyter_server.base.handlers import APIHandler
+from pydantic import BaseModel, ValidationError
+from tornado import web
+
+from ..models import ErrorResponse, FieldError
+
+if TYPE_CHECKING:
+    from ..app import AccelApp
+
+M = TypeVar("M", bound=BaseModel)
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """What one verb of a handler takes and returns; the OpenAPI document is generated from these."""
+
+    summary: str
+    response: type[BaseModel] | None = None
+    request: type[BaseModel] | None = None
+    query: dict[str, str] = field(default_factory=dict)
+    status: int = 200
+    errors: tuple[int, ...] = ()
+    streaming: str | None = None  # media type of a streamed answer (text/event-stream, text/plain)
+
+
+class ApiError(web.HTTPError):
+    """An error whose JSON body is an ErrorResponse."""
+
+    def __init__(self, status: int, message: str, *, reason: str | None = None, field: str | None = None,
+                 errors: list[FieldError] | None = None):
+        super().__init__(status, log_message=None)
+        self.body = ErrorResponse(message=message, reason=reason, field=field, errors=errors or [])
+
+
+class AccelHandler(APIHandler):
+    """Handlers declare `path` (below /accel/v1) and `endpoints` (one Endpoint per verb)."""
+
+    path: ClassVar[str]
+    endpoints: ClassVar[dict[str, Endpoint]] = {}
+
+    @property
+    def accel(self) -> AccelApp:
+        return self.settings["jupyter_accel"]
+
+    def parse_body(self, model: type[M]) -> M:
+        try:
+            raw = json.loads(self.request.body or b"{}")
+        except json.JSONDecodeError as exc:
+            raise ApiError(400, f"The request body is not valid JSON: {exc.msg} at position {exc.pos}.") from None
+        try:
+            return model.model_validate(raw)
+        except ValidationError as exc:
+            raise validation_error(exc) from None
+
+    def send(self, model: BaseModel, status: int = 200) -> None:
+        self.set_status(status)
+        self.set_header("Content-Type", "application/json")
+        self.finish(model.model_dump_json())
+
+    def write_error(self, status_code: int, **kwargs: Any) -> None:
+        """Every error is JSON with a readable message; tracebacks go to the log only."""
+        exc = kwargs.get("exc_info", (None, None, None))[1]
+        if isinstance(exc, ApiError):
+            body = exc.body
+        elif isinstance(exc, web.HTTPError):
+            body = ErrorResponse(message=exc.log_message or self._reason, reason=exc.reason or self._reason)
+        else:
+            body = ErrorResponse(message="The server extension hit an unexpected error; see the server log.",
+                                 reason="Internal error")
+        self.set_header("Content-Type", "application/json")
+        self.finish(body.model_dump_json())
+
+
+def validation_error(exc: ValidationError) -> ApiError:
+    """Turn pydantic's errors into one 400 naming every offending field."""
+    errors = []
+    for err in exc.errors(include_url=False):
+        loc = ".".join(str(p) for p in err["loc"]) or "(body)"
+        errors.append(FieldError(field=loc, message=err["msg"]))
+    first = errors[0]
+    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    return ApiError(400, f"{first.field}: {first.message}{more}", reason="Invalid request",
+                    field=first.field, errors=errors)

@@ -1,0 +1,1 @@
+"""The only package that imports `kubernetes`: identity, caches, writes, log streams."""

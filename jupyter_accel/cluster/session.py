@@ -1,0 +1,226 @@
+"""Identity and namespace: build one Kubernetes ApiClient from the admin's configuration.
+
+Modes: in-cluster service account, kubeconfig, explicit bearer token (config or set at runtime, memory only).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from kubernetes import client as k8s
+from kubernetes import config as k8s_config
+from kubernetes.config.config_exception import ConfigException
+
+from ..config import AccelConfig
+from ..models import Connection, ConnectionState, IdentityMode
+
+log = logging.getLogger(__name__)
+
+SA_DIR = Path(os.environ.get("JUPYTER_ACCEL_SA_DIR", "/var/run/secrets/kubernetes.io/serviceaccount"))
+
+
+class NamespaceNotAllowed(Exception):
+    def __init__(self, namespace: str, allowed: list[str]):
+        super().__init__(f"namespace {namespace!r} is not allowed here; allowed: {', '.join(allowed) or 'none'}")
+        self.namespace = namespace
+        self.allowed = allowed
+
+
+@dataclass
+class Resolved:
+    mode: IdentityMode
+    api_client: k8s.ApiClient | None
+    namespace: str | None
+    message: str
+
+
+def _kubeconfig_path(cfg: AccelConfig) -> str | None:
+    for candidate in (cfg.kubeconfig, os.environ.get("KUBECONFIG", "").split(os.pathsep)[0]):
+        if candidate and Path(candidate).exists():
+            return candidate
+    default = Path.home() / ".kube" / "config"
+    return str(default) if default.exists() else None
+
+
+def _client_from_token(server: str, token: str, ca_file: str, timeout: float) -> k8s.ApiClient:
+    conf = k8s.Configuration()
+    conf.host = server
+    conf.api_key = {"authorization": token}
+    conf.api_key_prefix = {"authorization": "Bearer"}
+    if ca_file:
+        conf.ssl_ca_cert = ca_file
+    return k8s.ApiClient(conf)
+
+
+def resolve(cfg: AccelConfig, runtime_token: str | None = None) -> Resolved:
+    """Pick the identity by configuration; never raises for a missing or broken configuration."""
+    mode = cfg.identity
+    ns_from_ctx: str | None = None
+    try:
+        if runtime_token or mode == "token":
+            token = runtime_token or cfg.token
+            server = cfg.api_server or _server_of_current_config(cfg)
+            if not token or not server:
+                return Resolved(IdentityMode.token, None, None, "A bearer token needs an API server URL and a token.")
+            ca = cfg.ca_file or _ca_of_current_config(cfg) or ""
+            api = _client_from_token(server, token, ca, cfg.request_timeout)
+            ident = IdentityMode.token
+        elif mode == "in-cluster" or (mode == "auto" and os.environ.get("KUBERNETES_SERVICE_HOST")):
+            conf = k8s.Configuration()
+            k8s_config.load_incluster_config(client_configuration=conf)
+            api = k8s.ApiClient(conf)
+            ident = IdentityMode.in_cluster
+        elif mode in ("kubeconfig", "auto"):
+            path = _kubeconfig_path(cfg)
+            if path is None:
+                return Resolved(IdentityMode.none, None, None, "No Kubernetes configuration found (no kubeconfig, not in a pod).")
+            conf = k8s.Configuration()
+            k8s_config.load_kube_config(config_file=path, client_configuration=conf)
+            api = k8s.ApiClient(conf)
+            ident = IdentityMode.kubeconfig
+            _, ctx = k8s_config.list_kube_config_contexts(config_file=path)
+            ns_from_ctx = (ctx or {}).get("context", {}).get("namespace")
+        else:
+            return Resolved(IdentityMode.none, None, None, "Kubernetes access is switched off by configuration.")
+    except (ConfigException, OSError, ValueError) as exc:
+        return Resolved(IdentityMode(mode) if mode in {m.value for m in IdentityMode} else IdentityMode.none,
+                        None, None, f"The Kubernetes configuration could not be loaded: {exc}")
+    return Resolved(ident, api, _namespace(cfg, ns_from_ctx), "configured")
+
+
+def _current_kubeconfig_conf(cfg: AccelConfig) -> k8s.Configuration | None:
+    path = _kubeconfig_path(cfg)
+    if not path:
+        return None
+    conf = k8s.Configuration()
+    try:
+        k8s_config.load_kube_config(config_file=path, client_configuration=conf)
+    except ConfigException:
+        return None
+    return conf
+
+
+def _server_of_current_config(cfg: AccelConfig) -> str | None:
+    if os.environ.get("KUBERNETES_SERVICE_HOST"):
+        return f"https://{os.environ['KUBERNETES_SERVICE_HOST']}:{os.environ.get('KUBERNETES_SERVICE_PORT', '443')}"
+    conf = _current_kubeconfig_conf(cfg)
+    return conf.host if conf else None
+
+
+def _ca_of_current_config(cfg: AccelConfig) -> str | None:
+    if (SA_DIR / "ca.crt").exists():
+        return str(SA_DIR / "ca.crt")
+    conf = _current_kubeconfig_conf(cfg)
+    return conf.ssl_ca_cert if conf else None
+
+
+def _namespace(cfg: AccelConfig, from_context: str | None) -> str:
+    if cfg.namespace:
+        return cfg.namespace
+    sa_ns = SA_DIR / "namespace"
+    if sa_ns.exists():
+        return sa_ns.read_text().strip()
+    return from_context or "default"
+
+
+class ClusterSession:
+    """The server's one connection to Kubernetes; thread-safe to read, swapped whole when the identity changes."""
+
+    def __init__(self, cfg: AccelConfig):
+        self.cfg = cfg
+        self._lock = threading.Lock()
+        self._runtime_token: str | None = None
+        self._resolved = resolve(cfg)
+        self._connection = self._initial_connection()
+
+    def _initial_connection(self) -> Connection:
+        r = self._resolved
+        state = ConnectionState.not_configured if r.api_client is None and r.mode == IdentityMode.none else (
+            ConnectionState.error if r.api_client is None else ConnectionState.error)
+        msg = r.message if r.api_client is None else "Not checked yet."
+        return Connection(state=state, message=msg, identity=r.mode, namespace=r.namespace)
+
+    @property
+    def api_client(self) -> k8s.ApiClient | None:
+        return self._resolved.api_client
+
+    @property
+    def namespace(self) -> str | None:
+        return self._resolved.namespace
+
+    @property
+    def connection(self) -> Connection:
+        return self._connection
+
+    def allowed_namespaces(self) -> list[str]:
+        return list(self.cfg.allowed_namespaces) or ([self.namespace] if self.namespace else [])
+
+    def check_namespace(self, namespace: str | None) -> str:
+        """The namespace a request may use: the configured one, or one the admin allowed explicitly."""
+        if not namespace or namespace == self.namespace:
+            if not self.namespace:
+                raise NamespaceNotAllowed(namespace or "", [])
+            return self.namespace
+        allowed = self.allowed_namespaces()
+        if namespace not in allowed:
+            raise NamespaceNotAllowed(namespace, allowed)
+        return namespace
+
+    def set_token(self, token: str | None) -> None:
+        """Switch to (or away from) a bearer token given at runtime; the token stays in memory only."""
+        with self._lock:
+            self._runtime_token = token or None
+            self._resolved = resolve(self.cfg, self._runtime_token)
+            self._connection = self._initial_connection()
+
+    def probe(self) -> Connection:
+        """Blocking: ask the API server who we are and which version it runs. Run off the event loop."""
+        r = self._resolved
+        if r.api_client is None:
+            return self._connection
+        try:
+            version = k8s.VersionApi(r.api_client).get_code(_request_timeout=self.cfg.request_timeout)
+            user = _whoami(r.api_client, self.cfg.request_timeout)
+            conn = Connection(
+                state=ConnectionState.connected,
+                message=f"Connected to Kubernetes {version.git_version} as {user or 'an unknown user'}, namespace {r.namespace}.",
+                identity=r.mode,
+                namespace=r.namespace,
+                user=user,
+                kubernetes_version=version.git_version,
+            )
+        except k8s.ApiException as exc:
+            conn = Connection(state=ConnectionState.error, identity=r.mode, namespace=r.namespace,
+                              message=_api_error_sentence(exc))
+        except Exception as exc:  # urllib3 connection errors and the like: one readable sentence, no traceback
+            conn = Connection(state=ConnectionState.error, identity=r.mode, namespace=r.namespace,
+                              message=f"The Kubernetes API server cannot be reached: {_short(exc)}")
+        self._connection = conn
+        return conn
+
+
+def _whoami(api: k8s.ApiClient, timeout: float) -> str | None:
+    try:
+        review = k8s.AuthenticationV1Api(api).create_self_subject_review(
+            k8s.V1SelfSubjectReview(), _request_timeout=timeout
+        )
+        return review.status.user_info.username if review.status and review.status.user_info else None
+    except k8s.ApiException:
+        return None
+
+
+def _api_error_sentence(exc: k8s.ApiException) -> str:
+    if exc.status == 401:
+        return "The API server refused the credentials (401 Unauthorized)."
+    if exc.status == 403:
+        return "The API server answered, but this identity may not ask for its version (403)."
+    return f"The API server answered {exc.status} {exc.reason}."
+
+
+def _short(exc: BaseException) -> str:
+    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return text[:300]

@@ -1,0 +1,66 @@
+"""Wire models of /info: versions, connection state, discovery and permissions."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pydantic import Field
+
+from .base import API_VERSION, Wire
+
+
+class ConnectionState(StrEnum):
+    not_configured = "not_configured"
+    connected = "connected"
+    error = "error"
+
+
+class IdentityMode(StrEnum):
+    none = "none"
+    in_cluster = "in-cluster"
+    kubeconfig = "kubeconfig"
+    token = "token"
+    forwarded = "forwarded"
+
+
+class Connection(Wire):
+    state: ConnectionState
+    message: str = Field(description="A readable sentence about the connection, shown to the user as is.")
+    identity: IdentityMode = IdentityMode.none
+    namespace: str | None = Field(None, description="The namespace this server works in.")
+    user: str | None = Field(None, description="The user name the API server knows this identity by.")
+    kubernetes_version: str | None = None
+
+
+class ApiAvailability(Wire):
+    """Which API groups / versions the cluster serves (discovery)."""
+
+    kueue: str | None = Field(None, description="Served Kueue version (v1beta2 preferred, v1beta1 fallback).")
+    kueue_visibility: str | None = None
+    ray: str | None = None
+    pytorchjob: str | None = None
+    trainjob: str | None = None
+    hardware_profiles: str | None = None
+    accelerator_profiles: str | None = None
+
+
+class Permission(Wire):
+    verb: str
+    group: str = ""
+    resource: str
+    namespaced: bool = True
+    allowed: bool
+    reason: str | None = None
+
+
+class Capabilities(Wire):
+    apis: ApiAvailability = Field(default_factory=ApiAvailability)
+    permissions: list[Permission] = Field(default_factory=list)
+    read_only: bool = Field(False, description="The admin disabled launching and controlling jobs.")
+
+
+class InfoResponse(Wire):
+    version: str = Field(description="The server extension's version; the front-end refuses to run on a mismatch.")
+    api_version: str = API_VERSION
+    connection: Connection
+    capabilities: Capabilities = Field(default_factory=Capabilities)

@@ -1,0 +1,79 @@
+"""Build the OpenAPI 3.1 document of the REST API from the handler table and the wire models.
+
+`python -m jupyter_accel.openapi > docs/openapi.json` rewrites the committed document; tests/test_openapi.py fails
+when the committed one is stale.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from typing import Any
+
+from pydantic import BaseModel
+from pydantic.json_schema import models_json_schema
+
+from . import __version__
+from .api.routes import HANDLERS
+from .models import API_PREFIX, ErrorResponse
+
+REF = "#/components/schemas/{model}"
+
+
+def _path_template(pattern: str) -> tuple[str, list[str]]:
+    """Turn a tornado pattern such as jobs/(?P<kind>[^/]+)/(?P<name>[^/]+) into /jobs/{kind}/{name}."""
+    names = re.findall(r"\(\?P<(\w+)>[^)]*\)", pattern)
+    return "/" + API_PREFIX + "/" + re.sub(r"\(\?P<(\w+)>[^)]*\)", r"{\1}", pattern), names
+
+
+def build() -> dict[str, Any]:
+    models: set[type[BaseModel]] = {ErrorResponse}
+    for h in HANDLERS:
+        for ep in h.endpoints.values():
+            models.update(m for m in (ep.request, ep.response) if m is not None)
+    ordered = sorted(models, key=lambda m: m.__name__)
+    _, defs = models_json_schema([(m, "serialization") for m in ordered], ref_template=REF)
+    schemas = defs.get("$defs", {})
+    err = {"content": {"application/json": {"schema": {"$ref": REF.format(model="ErrorResponse")}}}}
+    paths: dict[str, Any] = {}
+    for h in HANDLERS:
+        route, params = _path_template(h.path)
+        item: dict[str, Any] = {}
+        for verb, ep in sorted(h.endpoints.items()):
+            op: dict[str, Any] = {"summary": ep.summary, "operationId": f"{verb}_{h.__name__}"}
+            parameters = [{"name": p, "in": "path", "required": True, "schema": {"type": "string"}} for p in params]
+            parameters += [{"name": q, "in": "query", "required": False, "description": d, "schema": {"type": "string"}}
+                           for q, d in sorted(ep.query.items())]
+            if parameters:
+                op["parameters"] = parameters
+            if ep.request is not None:
+                op["requestBody"] = {"required": True, "content": {
+                    "application/json": {"schema": {"$ref": REF.format(model=ep.request.__name__)}}}}
+            responses: dict[str, Any] = {}
+            if ep.streaming:
+                responses[str(ep.status)] = {"description": "stream", "content": {ep.streaming: {"schema": {"type": "string"}}}}
+            elif ep.response is not None:
+                responses[str(ep.status)] = {"description": "OK", "content": {
+                    "application/json": {"schema": {"$ref": REF.format(model=ep.response.__name__)}}}}
+            else:
+                responses[str(ep.status)] = {"description": "OK"}
+            for code in sorted({*ep.errors, 401, 403}):
+                responses[str(code)] = {"description": "error", **err}
+            op["responses"] = responses
+            item[verb] = op
+        paths[route] = item
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "jupyter-accel", "version": __version__.split("+")[0]},
+        "paths": paths,
+        "components": {"schemas": schemas},
+    }
+
+
+def dumps() -> str:
+    return json.dumps(build(), indent=2, sort_keys=True) + "\n"
+
+
+if __name__ == "__main__":
+    sys.stdout.write(dumps())
