@@ -4,12 +4,18 @@ from __future__ import annotations
 
 import asyncio
 import time
+from typing import TYPE_CHECKING
 
 from jupyter_server.extension.application import ExtensionApp
 from jupyter_server.utils import url_path_join
+from traitlets import Unicode
 
 from .config import AccelConfig
-from .models import API_PREFIX, Capabilities, Connection
+from .models import API_PREFIX, ApiAvailability, Capabilities, Connection, ConnectionState
+
+if TYPE_CHECKING:
+    from .cluster.hub import Hub
+    from .push import Broadcaster
 
 PROBE_TTL = 15.0  # seconds an answered connection probe stays fresh
 
@@ -17,14 +23,19 @@ PROBE_TTL = 15.0  # seconds an answered connection probe stays fresh
 class AccelApp(ExtensionApp):
     name = "jupyter_accel"
     load_other_extensions = True
-
     classes = [AccelConfig]
+
+    workbench = Unicode(
+        "", help="Name of the workbench the server runs in (default: derived from $NB_PREFIX)."
+    ).tag(config=True)
 
     def initialize_settings(self) -> None:
         from .cluster.session import ClusterSession
 
         self.accel_config = AccelConfig(parent=self)
         self.session = ClusterSession(self.accel_config)
+        self.hub: Hub | None = None
+        self.broadcaster: Broadcaster | None = None
         self._probed_at = 0.0
         self._probe_lock = asyncio.Lock()
         self.settings["jupyter_accel"] = self
@@ -35,10 +46,63 @@ class AccelApp(ExtensionApp):
         for handler in HANDLERS:
             self.handlers.append((url_path_join("/", API_PREFIX, handler.path), handler))
 
+    async def _start_jupyter_server_extension(self, serverapp) -> None:
+        from .push import Broadcaster
+
+        self.broadcaster = Broadcaster(asyncio.get_running_loop(), self.accel_config.push_debounce)
+        self._start_hub()
+
+    async def stop_extension(self) -> None:
+        if self.hub is not None:
+            hub, self.hub = self.hub, None
+            await asyncio.get_running_loop().run_in_executor(None, hub.stop)
+
+    def _start_hub(self) -> None:
+        from .cluster.hub import Hub
+
+        if self.session.api_client is None or self.session.namespace is None:
+            return
+        self.hub = Hub(self.session.api_client, self.session.namespace, self._notify,
+                       profiles_namespace=self.accel_config.profiles_namespace or None,
+                       request_timeout=self.accel_config.request_timeout)
+        self.hub.start()
+
+    def _notify(self, key: str) -> None:
+        if self.broadcaster is not None:
+            self.broadcaster.notify_threadsafe(key)
+
+    async def set_token(self, token: str | None) -> Connection:
+        """Switch identity at runtime (memory only) and rebuild the caches for it."""
+        loop = asyncio.get_running_loop()
+        old, self.hub = self.hub, None
+        if old is not None:
+            await loop.run_in_executor(None, old.stop)
+        self.session.set_token(token)
+        self._probed_at = 0.0
+        self._start_hub()
+        conn, _ = await self.current_state()
+        self._notify("info")
+        return conn
+
     async def current_state(self) -> tuple[Connection, Capabilities]:
         """The connection, re-probed off the event loop at most every PROBE_TTL seconds."""
         async with self._probe_lock:
             if time.monotonic() - self._probed_at > PROBE_TTL and self.session.api_client is not None:
                 await asyncio.get_running_loop().run_in_executor(None, self.session.probe)
                 self._probed_at = time.monotonic()
-        return self.session.connection, Capabilities(read_only=self.accel_config.read_only)
+        conn = self.session.connection
+        caps = Capabilities(read_only=self.accel_config.read_only)
+        hub = self.hub
+        if hub is not None and conn.state == ConnectionState.connected:
+            d = hub.discovery
+            caps.apis = ApiAvailability(
+                kueue=d.version("kueue.x-k8s.io"),
+                kueue_visibility=d.version("visibility.kueue.x-k8s.io"),
+                ray=d.version("ray.io") if d.serves("ray.io", "rayclusters") else None,
+                pytorchjob=d.version("kubeflow.org") if d.serves("kubeflow.org", "pytorchjobs") else None,
+                trainjob=d.version("trainer.kubeflow.org") if d.serves("trainer.kubeflow.org", "trainjobs") else None,
+                hardware_profiles=d.version("infrastructure.opendatahub.io"),
+                accelerator_profiles=d.version("dashboard.opendatahub.io"),
+            )
+            caps.permissions = list(hub.permissions)
+        return conn, caps

@@ -44,6 +44,12 @@ class AccelConfig(Configurable):
         "Empty (default): forwarded tokens are ignored.",
     ).tag(config=True)
 
+    profiles_namespace = Unicode(
+        "",
+        help="Namespace holding HardwareProfiles / AcceleratorProfiles (OpenShift AI keeps them in the "
+        "dashboard's namespace, e.g. redhat-ods-applications). Empty: the working namespace.",
+    ).tag(config=True)
+
     read_only = Bool(False, help="Hide and refuse launching and controlling jobs.").tag(config=True)
 
     request_timeout = Float(10.0, help="Timeout in seconds of one Kubernetes call.").tag(config=True)

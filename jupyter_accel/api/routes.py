@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from .base import AccelHandler
+from .identity import TokenHandler
 from .info import InfoHandler
+from .stream import StreamHandler
 
-HANDLERS: list[type[AccelHandler]] = [InfoHandler]
+HANDLERS: list[type[AccelHandler]] = [InfoHandler, TokenHandler, StreamHandler]

@@ -139,8 +139,8 @@ class ClusterSession:
 
     def _initial_connection(self) -> Connection:
         r = self._resolved
-        state = ConnectionState.not_configured if r.api_client is None and r.mode == IdentityMode.none else (
-            ConnectionState.error if r.api_client is None else ConnectionState.error)
+        unset = r.api_client is None and r.mode == IdentityMode.none
+        state = ConnectionState.not_configured if unset else ConnectionState.error
         msg = r.message if r.api_client is None else "Not checked yet."
         return Connection(state=state, message=msg, identity=r.mode, namespace=r.namespace)
 

@@ -1,7 +1,7 @@
 """The wire schema: every request and response body of the REST API, defined once.
 
 Imported by the server (validation, responses, the OpenAPI document) and by the kernel-side client (parsing).
-docs/openapi.json and labextension/src/generated/api.ts are generated from these (scripts/gen_openapi.py).
+docs/openapi.json and labextension/src/generated/api.ts are generated from these (`python -m jupyter_accel.openapi`, npm run gen:types).
 One module per resource family; this package re-exports them all.
 """
 
@@ -14,6 +14,7 @@ from .info import (
     IdentityMode,
     InfoResponse,
     Permission,
+    TokenRequest,
 )
 
 __all__ = [
@@ -28,6 +29,31 @@ __all__ = [
     "IdentityMode",
     "InfoResponse",
     "Permission",
+    "TokenRequest",
     "Visibility",
     "Wire",
+]
+
+from .jobs import (
+    AcceleratorRequest,
+    HeadResources,
+    JobKind,
+    JobRequest,
+    JobScript,
+    JobStatus,
+    JobView,
+    PodSummary,
+    ScriptInterpreter,
+)
+
+__all__ += [
+    "AcceleratorRequest",
+    "HeadResources",
+    "JobKind",
+    "JobRequest",
+    "JobScript",
+    "JobStatus",
+    "JobView",
+    "PodSummary",
+    "ScriptInterpreter",
 ]

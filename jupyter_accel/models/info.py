@@ -64,3 +64,7 @@ class InfoResponse(Wire):
     api_version: str = API_VERSION
     connection: Connection
     capabilities: Capabilities = Field(default_factory=Capabilities)
+
+
+class TokenRequest(Wire):
+    token: str = Field(min_length=1, max_length=16384, description="A Kubernetes bearer token; never echoed back.")

@@ -1,0 +1,202 @@
+"""The set of caches for one identity and namespace: discovery, permissions, informers, visibility polling.
+
+Everything here runs in background threads; callers read snapshots. Changes are reported through `on_change`
+with the cache key that changed (called from worker threads: the server hops onto its event loop itself).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from kubernetes.client import ApiClient
+from kubernetes.client.exceptions import ApiException
+
+from ..models import Permission
+from . import rest
+from .discovery import Discovery, discover
+from .informer import CacheState, Informer, Resource
+from .permissions import review_all
+from .trim import trim_event, trim_node, trim_pod
+
+log = logging.getLogger(__name__)
+
+CORE: list[Resource] = [
+    Resource("nodes", "", "v1", "nodes", False, trim_node),
+    Resource("pods", "", "v1", "pods", True, trim_pod),
+    Resource("events", "", "v1", "events", True, trim_event),
+]
+# group -> [(key, plural, namespaced)]; the version comes from discovery
+CUSTOM: dict[str, list[tuple[str, str, bool]]] = {
+    "kueue.x-k8s.io": [
+        ("localqueues", "localqueues", True),
+        ("workloads", "workloads", True),
+        ("clusterqueues", "clusterqueues", False),
+        ("resourceflavors", "resourceflavors", False),
+        ("cohorts", "cohorts", False),
+        ("workloadpriorityclasses", "workloadpriorityclasses", False),
+    ],
+    "ray.io": [("rayclusters", "rayclusters", True), ("rayjobs", "rayjobs", True)],
+    "kubeflow.org": [("pytorchjobs", "pytorchjobs", True)],
+    "trainer.kubeflow.org": [("trainjobs", "trainjobs", True)],
+    "infrastructure.opendatahub.io": [("hardwareprofiles", "hardwareprofiles", True)],
+    "dashboard.opendatahub.io": [("acceleratorprofiles", "acceleratorprofiles", True)],
+}
+# every pod of the cluster, for allocated-accelerator figures; only when the identity may list them
+ALL_PODS = Resource("allpods", "", "v1", "pods", False, trim_pod)
+PROFILE_KEYS = {"hardwareprofiles", "acceleratorprofiles"}
+
+
+class Hub:
+    VISIBILITY_PERIOD = 3.0
+    MAINTENANCE_PERIOD = 60.0
+
+    def __init__(self, api: ApiClient, namespace: str, on_change: Callable[[str], None], *,
+                 profiles_namespace: str | None = None, request_timeout: float = 10.0):
+        self.api = api
+        self.namespace = namespace
+        self.profiles_namespace = profiles_namespace or namespace
+        self.on_change = on_change
+        self.request_timeout = request_timeout
+        self.discovery = Discovery()
+        self.discovery_error: str | None = None
+        self.permissions: list[Permission] = []
+        self.informers: dict[str, Informer] = {}
+        self.pending: dict[str, list[dict[str, Any]]] = {}  # LocalQueue name -> visibility items
+        self.pending_state: CacheState = CacheState.starting
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._threads: list[threading.Thread] = []
+
+    # -- reading -------------------------------------------------------------------------------------------
+    def items(self, key: str) -> list[dict[str, Any]]:
+        inf = self.informers.get(key)
+        return inf.items() if inf else []
+
+    def get(self, key: str, name: str, namespace: str | None = None) -> dict[str, Any] | None:
+        inf = self.informers.get(key)
+        return inf.get(name, namespace) if inf else None
+
+    def state(self, key: str) -> CacheState:
+        inf = self.informers.get(key)
+        return inf.state if inf else CacheState.absent
+
+    def readable(self, key: str) -> bool:
+        inf = self.informers.get(key)
+        return bool(inf and inf.readable)
+
+    def version(self, group: str) -> str | None:
+        return self.discovery.version(group)
+
+    # -- lifecycle -----------------------------------------------------------------------------------------
+    def start(self) -> None:
+        t = threading.Thread(target=self._bootstrap, name="accel-hub", daemon=True)
+        t.start()
+        self._threads.append(t)
+
+    def wait_synced(self, timeout: float = 30.0) -> bool:
+        """For tests and the CLI: block until every informer has listed once (or settled as forbidden/absent)."""
+        import time
+
+        deadline = time.monotonic() + timeout
+        while not self.informers and time.monotonic() < deadline:
+            self._stop.wait(0.05)
+        return all(inf.wait_synced(max(0.0, deadline - time.monotonic())) for inf in list(self.informers.values()))
+
+    def stop(self) -> None:
+        self._stop.set()
+        for inf in list(self.informers.values()):
+            inf.stop()
+
+    def _bootstrap(self) -> None:
+        backoff = 0.5
+        while not self._stop.is_set():
+            try:
+                self.discovery = discover(self.api, self.request_timeout)
+                self.permissions = review_all(self.api, self.namespace, self.request_timeout)
+                self.discovery_error = None
+                break
+            except Exception as exc:
+                self.discovery_error = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
+                self.on_change("info")
+                self._stop.wait(backoff)
+                backoff = min(backoff * 2, 30.0)
+        if self._stop.is_set():
+            return
+        for res in self._wanted():
+            self._start_informer(res)
+        self.on_change("info")
+        for target in (self._poll_visibility, self._maintain):
+            t = threading.Thread(target=target, name=f"accel-{target.__name__}", daemon=True)
+            t.start()
+            self._threads.append(t)
+
+    def _wanted(self) -> list[Resource]:
+        wanted = list(CORE)
+        if any(p.allowed for p in self.permissions if p.resource == "pods" and not p.namespaced):
+            wanted.append(ALL_PODS)
+        for group, kinds in CUSTOM.items():
+            version = self.discovery.version(group)
+            if not version:
+                continue
+            for key, plural, namespaced in kinds:
+                if self.discovery.serves(group, plural):
+                    wanted.append(Resource(key, group, version, plural, namespaced))
+        return wanted
+
+    def _start_informer(self, res: Resource) -> None:
+        ns = self.profiles_namespace if res.key in PROFILE_KEYS else self.namespace
+        inf = Informer(self.api, res, ns, self.on_change, self.request_timeout)
+        with self._lock:
+            self.informers[res.key] = inf
+        inf.start()
+
+    def _maintain(self) -> None:
+        """Pick up CRDs installed later and changed permissions without a server restart."""
+        while not self._stop.wait(self.MAINTENANCE_PERIOD):
+            try:
+                self.discovery = discover(self.api, self.request_timeout)
+                self.permissions = review_all(self.api, self.namespace, self.request_timeout)
+            except Exception:
+                continue
+            for res in self._wanted():
+                current = self.informers.get(res.key)
+                if current is None or current.resource.version != res.version:
+                    if current:
+                        current.stop()
+                    self._start_informer(res)
+            self.on_change("info")
+
+    def _poll_visibility(self) -> None:
+        """Kueue's visibility API has no watch: poll pending workloads of LocalQueues that have some."""
+        group = "visibility.kueue.x-k8s.io"
+        while not self._stop.is_set():
+            version = self.discovery.version(group)
+            if version is None:
+                self._set_pending({}, CacheState.absent)
+            else:
+                result: dict[str, list[dict[str, Any]]] = {}
+                state = CacheState.synced
+                for lq in self.items("localqueues"):
+                    name = lq["metadata"]["name"]
+                    if not (lq.get("status") or {}).get("pendingWorkloads"):
+                        result[name] = []
+                        continue
+                    path = rest.resource_path(group, version, "localqueues", self.namespace, name,
+                                              "pendingworkloads")
+                    try:
+                        result[name] = rest.request(self.api, "GET", path, timeout=self.request_timeout).get(
+                            "items") or []
+                    except ApiException as exc:
+                        state = CacheState.forbidden if exc.status == 403 else CacheState.reconnecting
+                    except Exception:
+                        state = CacheState.reconnecting
+                self._set_pending(result, state)
+            self._stop.wait(self.VISIBILITY_PERIOD)
+
+    def _set_pending(self, result: dict[str, list[dict[str, Any]]], state: CacheState) -> None:
+        if result != self.pending or state != self.pending_state:
+            self.pending, self.pending_state = result, state
+            self.on_change("pending")

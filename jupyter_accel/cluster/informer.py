@@ -1,0 +1,218 @@
+"""List+watch caches: one background thread per resource kind keeps a trimmed copy of every object.
+
+Read handlers answer from these caches only. A watch that ends is resumed from its resourceVersion; 410 Gone
+relists; a vanished API server is retried with capped exponential backoff; 403 and 404 are states to show
+("not visible to your account", "not served by this cluster"), retried slowly so granted rights show up.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import random
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from kubernetes.client import ApiClient
+from kubernetes.client.exceptions import ApiException
+
+from . import rest
+from .trim import trim_generic
+
+log = logging.getLogger(__name__)
+
+Key = tuple[str, str]  # (namespace or "", name)
+
+
+class CacheState(StrEnum):
+    starting = "starting"
+    synced = "synced"
+    forbidden = "forbidden"
+    absent = "absent"
+    reconnecting = "reconnecting"
+
+
+@dataclass(frozen=True)
+class Resource:
+    """One kind to cache: where it lives, and how to trim it."""
+
+    key: str  # short name used by callers, e.g. "pods", "clusterqueues"
+    group: str
+    version: str
+    plural: str
+    namespaced: bool
+    trim: Callable[[dict[str, Any]], dict[str, Any]] = trim_generic
+
+
+class Informer:
+    """Caches one Resource (in one namespace, or cluster-wide); thread-safe snapshot reads."""
+
+    BACKOFF_MIN, BACKOFF_MAX = 0.5, 30.0
+    SLOW_RETRY = 60.0  # forbidden / absent: look again this often
+    WATCH_TIMEOUT = 300  # seconds; the server ends a watch after this and we resume
+
+    def __init__(self, api: ApiClient, resource: Resource, namespace: str | None,
+                 on_change: Callable[[str], None], request_timeout: float = 10.0):
+        self.api = api
+        self.resource = resource
+        self.namespace = namespace if resource.namespaced else None
+        self.on_change = on_change
+        self.request_timeout = request_timeout
+        self._objects: dict[Key, dict[str, Any]] = {}
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._synced = threading.Event()
+        self._resp = None
+        self.state = CacheState.starting
+        self.message: str | None = None
+        self.resource_version: str | None = None
+        self.relists = 0
+        self._thread = threading.Thread(target=self._run, name=f"informer-{resource.key}", daemon=True)
+
+    # -- reading -------------------------------------------------------------------------------------------
+    def items(self) -> list[dict[str, Any]]:
+        with self._lock:
+            return list(self._objects.values())
+
+    def get(self, name: str, namespace: str | None = None) -> dict[str, Any] | None:
+        with self._lock:
+            return self._objects.get((namespace or "", name))
+
+    @property
+    def readable(self) -> bool:
+        return self.state not in (CacheState.forbidden, CacheState.absent)
+
+    def wait_synced(self, timeout: float) -> bool:
+        return self._synced.wait(timeout)
+
+    # -- lifecycle -----------------------------------------------------------------------------------------
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        resp = self._resp
+        if resp is not None:  # unblock a watch read
+            with contextlib.suppress(Exception):  # closing a dead socket must not raise in stop()
+                resp.response.shutdown() if hasattr(resp.response, "shutdown") else resp.response.close()
+        self._thread.join(timeout=5)
+
+    # -- the loop ------------------------------------------------------------------------------------------
+    def _path(self) -> str:
+        r = self.resource
+        return rest.resource_path(r.group, r.version, r.plural, self.namespace)
+
+    def _set_state(self, state: CacheState, message: str | None = None) -> None:
+        changed = state != self.state or message != self.message
+        self.state, self.message = state, message
+        if state in (CacheState.synced, CacheState.forbidden, CacheState.absent):
+            self._synced.set()
+        if changed:
+            self.on_change(self.resource.key)
+
+    def _run(self) -> None:
+        backoff = self.BACKOFF_MIN
+        while not self._stop.is_set():
+            try:
+                if self.resource_version is None:
+                    self._list()
+                self._watch()
+                backoff = self.BACKOFF_MIN
+            except _Gone:
+                self.resource_version = None
+                self.relists += 1
+            except ApiException as exc:
+                if exc.status == 403:
+                    self._replace({})
+                    self._set_state(CacheState.forbidden, "not visible to your account")
+                    self.resource_version = None
+                    self._stop.wait(self.SLOW_RETRY)
+                elif exc.status == 404:
+                    self._replace({})
+                    self._set_state(CacheState.absent, "not served by this cluster")
+                    self.resource_version = None
+                    self._stop.wait(self.SLOW_RETRY)
+                elif exc.status == 410:
+                    self.resource_version = None
+                    self.relists += 1
+                else:
+                    backoff = self._retry_later(rest.error_message(exc), backoff)
+            except Exception as exc:
+                if self._stop.is_set():
+                    break
+                backoff = self._retry_later(str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__,
+                                            backoff)
+
+    def _retry_later(self, message: str, backoff: float) -> float:
+        log.debug("informer %s: %s; retrying in %.1fs", self.resource.key, message, backoff)
+        self._set_state(CacheState.reconnecting, f"reconnecting: {message}")
+        self._stop.wait(backoff * random.uniform(0.8, 1.2))
+        # the next watch resumes from resource_version; the server answers 410 if that is too old
+        return min(backoff * 2, self.BACKOFF_MAX)
+
+    def _list(self) -> None:
+        objects: dict[Key, dict[str, Any]] = {}
+        cont = None
+        while True:
+            page = rest.request(self.api, "GET", self._path(), query={"limit": 500, "continue": cont},
+                                timeout=self.request_timeout)
+            for obj in page.get("items") or []:
+                objects[_key(obj)] = self.resource.trim(obj)
+            cont = (page.get("metadata") or {}).get("continue")
+            if not cont:
+                break
+        self.resource_version = (page.get("metadata") or {}).get("resourceVersion")
+        self._replace(objects)
+        self._set_state(CacheState.synced)
+        self.on_change(self.resource.key)
+
+    def _watch(self) -> None:
+        query = {"watch": True, "resourceVersion": self.resource_version, "allowWatchBookmarks": True,
+                 "timeoutSeconds": self.WATCH_TIMEOUT + random.randint(0, 60)}
+        self._resp = rest.stream(self.api, self._path(), query=query,
+                                 timeout=(self.request_timeout, self.WATCH_TIMEOUT + 90))
+        try:
+            if self.state != CacheState.synced:
+                self._set_state(CacheState.synced)
+            for event in rest.watch_events(self._resp):
+                if self._stop.is_set():
+                    return
+                self._apply(event)
+        finally:
+            self._resp.release_conn() if hasattr(self._resp, "release_conn") else None
+            self._resp = None
+
+    def _apply(self, event: dict[str, Any]) -> None:
+        kind, obj = event.get("type"), event.get("object") or {}
+        if kind == "ERROR":
+            if obj.get("code") == 410:
+                raise _Gone()
+            raise ApiException(status=obj.get("code") or 500, reason=obj.get("message"))
+        rv = (obj.get("metadata") or {}).get("resourceVersion")
+        if rv:
+            self.resource_version = rv
+        if kind == "BOOKMARK":
+            return
+        key = _key(obj)
+        with self._lock:
+            if kind == "DELETED":
+                self._objects.pop(key, None)
+            else:
+                self._objects[key] = self.resource.trim(obj)
+        self.on_change(self.resource.key)
+
+    def _replace(self, objects: dict[Key, dict[str, Any]]) -> None:
+        with self._lock:
+            self._objects = objects
+
+
+class _Gone(Exception):
+    """The watch's resourceVersion is too old: relist."""
+
+
+def _key(obj: dict[str, Any]) -> Key:
+    m = obj.get("metadata") or {}
+    return (m.get("namespace") or "", m.get("name") or "")

@@ -1,0 +1,71 @@
+"""Raw JSON access to any API path through the official client's ApiClient (auth, TLS, proxies handled there).
+
+Reads keep the objects as plain dicts in their wire (camelCase) form, which is what domain/ works on.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from kubernetes.client import ApiClient
+from kubernetes.client.exceptions import ApiException
+from kubernetes.watch.watch import iter_resp_lines
+
+
+def resource_path(group: str, version: str, plural: str, namespace: str | None = None, name: str | None = None,
+                  subresource: str | None = None) -> str:
+    base = f"/api/{version}" if not group else f"/apis/{group}/{version}"
+    path = base + (f"/namespaces/{namespace}" if namespace else "") + f"/{plural}"
+    if name:
+        path += f"/{name}"
+    if subresource:
+        path += f"/{subresource}"
+    return path
+
+
+def _serialize(api: ApiClient, method: str, path: str, query: dict[str, Any] | None, body: Any = None,
+               content_type: str | None = None, accept: str = "application/json"):
+    headers = {"Accept": accept}
+    if body is not None:
+        headers["Content-Type"] = content_type or "application/json"
+    q = [(k, str(v).lower() if isinstance(v, bool) else v) for k, v in (query or {}).items() if v is not None]
+    return api.param_serialize(method=method, resource_path=path, query_params=q, header_params=headers,
+                               body=body, auth_settings=["BearerToken"])
+
+
+def request(api: ApiClient, method: str, path: str, *, query: dict[str, Any] | None = None, body: Any = None,
+            content_type: str | None = None, timeout: float | tuple[float, float] = 10.0) -> dict[str, Any]:
+    """One JSON call; raises ApiException with status and body on non-2xx."""
+    resp = api.call_api(*_serialize(api, method, path, query, body, content_type), _request_timeout=timeout)
+    data = resp.read()
+    if not 200 <= resp.status <= 299:
+        raise ApiException(status=resp.status, reason=resp.reason, http_resp=resp)
+    return json.loads(data) if data else {}
+
+
+def stream(api: ApiClient, path: str, *, query: dict[str, Any] | None = None, accept: str = "application/json",
+           timeout: float | tuple[float, float] | None = None):
+    """An unread HTTP response for streaming (watch, follow logs); the caller must release it."""
+    resp = api.call_api(*_serialize(api, "GET", path, query, accept=accept), _request_timeout=timeout)
+    if not 200 <= resp.status <= 299:
+        resp.read()
+        raise ApiException(status=resp.status, reason=resp.reason, http_resp=resp)
+    return resp
+
+
+def watch_events(resp) -> Iterator[dict[str, Any]]:
+    """Decode a watch stream into {"type", "object"} events."""
+    for line in iter_resp_lines(resp.response):
+        if line:
+            yield json.loads(line)
+
+
+def error_message(exc: ApiException) -> str:
+    """The API server's own message from a Status body, else the HTTP reason."""
+    try:
+        body = json.loads(exc.body or "{}")
+        return body.get("message") or f"{exc.status} {exc.reason}"
+    except (ValueError, TypeError):
+        return f"{exc.status} {exc.reason}"

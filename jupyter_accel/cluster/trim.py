@@ -1,0 +1,75 @@
+"""Trim watched objects to the fields jupyter-accel reads, so caches of big clusters stay small."""
+
+from __future__ import annotations
+
+from typing import Any
+
+_DROP_ANNOTATIONS = ("kubectl.kubernetes.io/last-applied-configuration",)
+
+
+def _meta(obj: dict[str, Any], keep_annotations: bool = True) -> dict[str, Any]:
+    m = dict(obj.get("metadata") or {})
+    m.pop("managedFields", None)
+    if keep_annotations and m.get("annotations"):
+        m["annotations"] = {k: v for k, v in m["annotations"].items() if k not in _DROP_ANNOTATIONS}
+    elif not keep_annotations:
+        m.pop("annotations", None)
+    return m
+
+
+def _resources(c: dict[str, Any]) -> dict[str, Any]:
+    return {"name": c.get("name"), "resources": c.get("resources") or {}}
+
+
+def trim_pod(pod: dict[str, Any]) -> dict[str, Any]:
+    spec = pod.get("spec") or {}
+    status = pod.get("status") or {}
+    return {
+        "metadata": _meta(pod),
+        "spec": {
+            "nodeName": spec.get("nodeName"),
+            "containers": [_resources(c) for c in spec.get("containers") or []],
+            "initContainers": [_resources(c) for c in spec.get("initContainers") or []],
+            "overhead": spec.get("overhead"),
+            "nodeSelector": spec.get("nodeSelector"),
+            "tolerations": spec.get("tolerations"),
+            "priorityClassName": spec.get("priorityClassName"),
+            "schedulingGates": spec.get("schedulingGates"),
+        },
+        "status": {
+            "phase": status.get("phase"),
+            "reason": status.get("reason"),
+            "message": status.get("message"),
+            "startTime": status.get("startTime"),
+            "conditions": status.get("conditions"),
+            "containerStatuses": [
+                {"name": cs.get("name"), "ready": cs.get("ready"), "restartCount": cs.get("restartCount"),
+                 "state": cs.get("state")}
+                for cs in status.get("containerStatuses") or []
+            ],
+        },
+    }
+
+
+def trim_node(node: dict[str, Any]) -> dict[str, Any]:
+    spec = node.get("spec") or {}
+    status = node.get("status") or {}
+    return {
+        "metadata": _meta(node, keep_annotations=False),
+        "spec": {"taints": spec.get("taints"), "unschedulable": spec.get("unschedulable")},
+        "status": {
+            "capacity": status.get("capacity"),
+            "allocatable": status.get("allocatable"),
+            "conditions": [c for c in status.get("conditions") or [] if c.get("type") == "Ready"],
+        },
+    }
+
+
+def trim_event(ev: dict[str, Any]) -> dict[str, Any]:
+    keep = ("type", "reason", "message", "involvedObject", "firstTimestamp", "lastTimestamp", "eventTime",
+            "count", "source", "reportingComponent")
+    return {"metadata": _meta(ev, keep_annotations=False), **{k: ev.get(k) for k in keep}}
+
+
+def trim_generic(obj: dict[str, Any]) -> dict[str, Any]:
+    return {**obj, "metadata": _meta(obj)}

@@ -1,0 +1,203 @@
+"""Accelerator inventory from nodes and pods, the `kubectl describe node` way: allocatable minus the requests of
+bound, non-terminated pods, per node and per accelerator model."""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from decimal import Decimal
+from typing import Any
+
+from ..models.base import Visibility
+from ..models.inventory import (
+    AcceleratorModelSummary,
+    AcceleratorOnNode,
+    InventoryResponse,
+    NodeAccelerators,
+    ResourceUse,
+    Taint,
+)
+from .accelerators import AcceleratorInfo, AcceleratorRegistry
+from .resources import parse_quantity, pod_requests
+from .scheduling import is_node_ready, is_node_unschedulable
+
+NOT_VISIBLE = "not visible to your account"
+TERMINAL_PHASES = ("Succeeded", "Failed")
+_SINGLE_MIG = re.compile(r"^(?P<parent>.+)-MIG-(?P<profile>\d+g\.\d+gb)$")
+_PROFILE_GB = re.compile(r"\.(?P<gb>\d+)gb")
+
+
+def is_active_pod(pod: dict[str, Any]) -> bool:
+    return (pod.get("status") or {}).get("phase") not in TERMINAL_PHASES
+
+
+def allocated_by_node(pods: list[dict[str, Any]]) -> dict[str, dict[str, Decimal]]:
+    """node name -> summed effective requests of the non-terminated pods bound to it (unbound pods hold nothing)."""
+    out: dict[str, dict[str, Decimal]] = defaultdict(dict)
+    for pod in pods:
+        node = (pod.get("spec") or {}).get("nodeName")
+        if not node or not is_active_pod(pod):
+            continue
+        totals = out[node]
+        for name, qty in pod_requests(pod.get("spec") or {}).items():
+            totals[name] = totals.get(name, Decimal(0)) + qty
+    return dict(out)
+
+
+def _quantities(node: dict[str, Any], field: str) -> dict[str, Decimal]:
+    out = {}
+    for name, qty in ((node.get("status") or {}).get(field) or {}).items():
+        try:
+            out[name] = parse_quantity(qty)
+        except ValueError:
+            continue  # a malformed entry must not hide the rest of the node
+    return out
+
+
+def _int(value: Any) -> int | None:
+    try:
+        return int(str(value).strip())
+    except (TypeError, ValueError):
+        return None
+
+
+def _prefixed_suffix(labels: dict[str, str], prefix: str) -> str | None:
+    """The value encoded in a beta counter label such as beta.amd.com/gpu.product-name.MI300X: "8"."""
+    for key in sorted(labels):
+        if key.startswith(prefix) and len(key) > len(prefix):
+            return key[len(prefix):]
+    return None
+
+
+def _vram_mib(text: str | None) -> int | None:
+    """AMD vram labels read like "192G" (GiB in practice) or "196592M"."""
+    if not text:
+        return None
+    m = re.fullmatch(r"(\d+)\s*([GMT]?)i?B?", text.strip(), re.IGNORECASE)
+    if not m:
+        return None
+    mult = {"": 1, "M": 1, "G": 1024, "T": 1024 * 1024}[m.group(2).upper()]
+    return int(m.group(1)) * mult
+
+
+def describe_device(info: AcceleratorInfo, labels: dict[str, str]) -> dict[str, Any]:
+    """Model name, raw product label, memory, MIG profile and parent model of one resource on one node."""
+    res = info.resource
+    product: str | None = None
+    memory: int | None = None
+    mig, parent = info.mig_profile, None
+    if info.vendor == "nvidia":
+        product = labels.get("nvidia.com/gpu.product")
+        if mig:  # mixed strategy: the slice is its own resource, the product label names the whole GPU
+            parent = product
+            memory = _int(labels.get(f"{res}.memory"))
+            if memory is None and (m := _PROFILE_GB.search("." + mig)):
+                memory = int(m.group("gb")) * 1024
+            model = f"{parent} MIG {mig}" if parent else f"MIG {mig}"
+            return {"model": model, "product_label": product, "memory_mib": memory, "mig_profile": mig,
+                    "parent_model": parent}
+        memory = _int(labels.get("nvidia.com/gpu.memory"))
+        if product and (m := _SINGLE_MIG.match(product)):  # single strategy: slices exposed as nvidia.com/gpu
+            mig, parent = m.group("profile"), m.group("parent")
+    elif info.vendor == "amd":
+        product = (labels.get("amd.com/gpu.product-name")
+                   or _prefixed_suffix(labels, "beta.amd.com/gpu.product-name."))
+        if not product:
+            device = labels.get("amd.com/gpu.device-id") or _prefixed_suffix(labels, "beta.amd.com/gpu.device-id.")
+            product = f"AMD device {device}" if device else None
+        memory = _vram_mib(labels.get("amd.com/gpu.vram") or _prefixed_suffix(labels, "beta.amd.com/gpu.vram."))
+    elif info.vendor == "intel":
+        product = labels.get("gpu.intel.com/product")
+    elif info.vendor == "habana":
+        for key in sorted(labels):
+            if key.startswith("habana.ai/") and any(w in key for w in ("product", "model", "type", "device")):
+                product = labels[key]
+                break
+    return {"model": product or res, "product_label": product, "memory_mib": memory, "mig_profile": mig,
+            "parent_model": parent}
+
+
+def _use(alloc: Decimal, used: Decimal | None) -> ResourceUse:
+    if used is None:
+        return ResourceUse(allocatable=float(alloc))
+    return ResourceUse(allocatable=float(alloc), allocated=float(used), free=float(max(Decimal(0), alloc - used)))
+
+
+def node_accelerators(node: dict[str, Any], allocated: dict[str, Decimal] | None,
+                      registry: AcceleratorRegistry) -> NodeAccelerators:
+    """One node's accelerators; `allocated` is this node's entry of allocated_by_node (None: pods not visible)."""
+    meta = node.get("metadata") or {}
+    labels = meta.get("labels") or {}
+    capacity, allocatable = _quantities(node, "capacity"), _quantities(node, "allocatable")
+    devices = []
+    for res in sorted(set(capacity) | set(allocatable)):
+        info = registry.classify(res)
+        if info is None:
+            continue
+        alloc = int(allocatable.get(res, Decimal(0)))
+        used = None if allocated is None else int(allocated.get(res, Decimal(0)))
+        devices.append(AcceleratorOnNode(
+            resource=res, vendor=info.vendor, vendor_name=info.ui_name, **describe_device(info, labels),
+            capacity=int(capacity.get(res, Decimal(alloc))), allocatable=alloc, allocated=used,
+            free=None if used is None else max(0, alloc - used)))
+    ready, cordoned = is_node_ready(node), is_node_unschedulable(node)
+    taints = [Taint(key=t.get("key", ""), value=t.get("value") or None, effect=t.get("effect", ""))
+              for t in (node.get("spec") or {}).get("taints") or []]
+    cpu = mem = None
+    if "cpu" in allocatable:
+        cpu = _use(allocatable["cpu"], None if allocated is None else allocated.get("cpu", Decimal(0)))
+    if "memory" in allocatable:
+        mem = _use(allocatable["memory"], None if allocated is None else allocated.get("memory", Decimal(0)))
+    return NodeAccelerators(name=meta.get("name", ""), ready=ready, unschedulable=cordoned,
+                            usable=ready and not cordoned, taints=taints, accelerators=devices, cpu=cpu, memory=mem)
+
+
+def summarize_models(nodes: list[NodeAccelerators]) -> list[AcceleratorModelSummary]:
+    """Per (resource, model) totals. MIG slices stay separate rows and are never added to whole-GPU totals."""
+    rows: dict[tuple[str, str], AcceleratorModelSummary] = {}
+    for node in nodes:
+        for dev in node.accelerators:
+            key = (dev.resource, dev.model)
+            row = rows.get(key)
+            if row is None:
+                row = rows[key] = AcceleratorModelSummary(
+                    key=f"{dev.resource}|{dev.model}", resource=dev.resource, vendor=dev.vendor,
+                    vendor_name=dev.vendor_name, model=dev.model, memory_mib=dev.memory_mib,
+                    mig_profile=dev.mig_profile, parent_model=dev.parent_model, node_count=0, capacity=0,
+                    allocatable=0, allocated=None if dev.allocated is None else 0,
+                    free=None if dev.free is None else 0,
+                    free_on_usable_nodes=None if dev.free is None else 0,
+                    largest_free_per_node=None if dev.free is None else 0)
+            row.node_count += 1
+            row.capacity += dev.capacity
+            row.allocatable += dev.allocatable
+            row.largest_allocatable_per_node = max(row.largest_allocatable_per_node, dev.allocatable)
+            if dev.allocated is not None and row.allocated is not None and dev.free is not None:
+                row.allocated += dev.allocated
+                row.free = (row.free or 0) + dev.free
+                if node.usable:
+                    row.free_on_usable_nodes = (row.free_on_usable_nodes or 0) + dev.free
+                    row.largest_free_per_node = max(row.largest_free_per_node or 0, dev.free)
+    return sorted(rows.values(), key=lambda r: (r.vendor, r.resource, r.model))
+
+
+def build_inventory(nodes: list[dict[str, Any]] | None, pods: list[dict[str, Any]] | None,
+                    registry: AcceleratorRegistry, *, message: str = NOT_VISIBLE) -> InventoryResponse:
+    """The inventory answer. `nodes=None` means nodes cannot be read (the answer says so); `pods=None` means
+    pods cannot be read cluster-wide (allocatable shown, allocated/free left empty). Nodes without any
+    accelerator resource are left out; nodes with an accelerator at 0 allocatable are kept."""
+    if nodes is None:
+        return InventoryResponse(visibility=Visibility(visible=False, message=message),
+                                 pods_visibility=Visibility(visible=False, message=message))
+    allocated = None if pods is None else allocated_by_node(pods)
+    views = []
+    for node in nodes:
+        name = (node.get("metadata") or {}).get("name", "")
+        view = node_accelerators(node, None if allocated is None else allocated.get(name, {}), registry)
+        if view.accelerators:
+            views.append(view)
+    views.sort(key=lambda v: v.name)
+    names = sorted({d.resource for v in views for d in v.accelerators})
+    pods_vis = Visibility() if pods is not None else Visibility(visible=False, message=message)
+    return InventoryResponse(nodes=views, models=summarize_models(views), accelerator_names=names,
+                             pods_visibility=pods_vis)

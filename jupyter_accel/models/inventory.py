@@ -1,0 +1,119 @@
+"""Wire models of the accelerator inventory (nodes, models) and of the platform's hardware profiles."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from .base import Visibility, Wire
+
+
+class Taint(Wire):
+    key: str
+    value: str | None = None
+    effect: str
+
+
+class Toleration(Wire):
+    key: str | None = None
+    operator: str | None = Field(None, description="Equal (default) or Exists.")
+    value: str | None = None
+    effect: str | None = None
+    toleration_seconds: int | None = None
+
+
+class ResourceUse(Wire):
+    """One resource of one node, in base units (cores, bytes, devices)."""
+
+    allocatable: float
+    allocated: float | None = Field(None, description="Sum of requests of bound, non-terminated pods; None when "
+                                                      "pods are not visible.")
+    free: float | None = None
+
+
+class AcceleratorOnNode(Wire):
+    resource: str = Field(description="Extended resource name, e.g. nvidia.com/gpu or nvidia.com/mig-1g.5gb.")
+    vendor: str = Field(description="nvidia | amd | intel | habana | the resource's domain.")
+    vendor_name: str = Field(description="Display name from the accelerator registry.")
+    model: str = Field(description="Product shown to the user; falls back to the resource name.")
+    product_label: str | None = Field(None, description="Raw product label value, when a node label gave one.")
+    memory_mib: int | None = Field(None, description="Device memory per device (MIG: per slice).")
+    mig_profile: str | None = Field(None, description="MIG profile such as 1g.5gb.")
+    parent_model: str | None = Field(None, description="For MIG slices: the product of the GPU they are cut from.")
+    capacity: int
+    allocatable: int
+    allocated: int | None = Field(None, description="None when pods are not visible.")
+    free: int | None = None
+
+
+class NodeAccelerators(Wire):
+    name: str
+    ready: bool
+    unschedulable: bool
+    usable: bool = Field(description="Ready and not cordoned.")
+    taints: list[Taint] = Field(default_factory=list)
+    accelerators: list[AcceleratorOnNode] = Field(default_factory=list)
+    cpu: ResourceUse | None = None
+    memory: ResourceUse | None = None
+
+
+class AcceleratorModelSummary(Wire):
+    """One accelerator model across the cluster (a MIG profile of a product is a model of its own)."""
+
+    key: str = Field(description="Stable id: resource|model.")
+    resource: str
+    vendor: str
+    vendor_name: str
+    model: str
+    memory_mib: int | None = None
+    mig_profile: str | None = None
+    parent_model: str | None = None
+    node_count: int
+    capacity: int
+    allocatable: int
+    allocated: int | None = None
+    free: int | None = None
+    free_on_usable_nodes: int | None = Field(None, description="Free devices on Ready, uncordoned nodes.")
+    largest_allocatable_per_node: int = 0
+    largest_free_per_node: int | None = None
+
+
+class InventoryResponse(Wire):
+    nodes: list[NodeAccelerators] = Field(default_factory=list)
+    models: list[AcceleratorModelSummary] = Field(default_factory=list)
+    accelerator_names: list[str] = Field(default_factory=list, description="Accelerator resource names seen.")
+    visibility: Visibility = Field(default_factory=Visibility, description="Whether nodes could be read.")
+    pods_visibility: Visibility = Field(default_factory=Visibility,
+                                        description="Whether pods could be read (allocated/free need them).")
+
+
+class ProfileIdentifier(Wire):
+    identifier: str = Field(description="Resource name: cpu, memory, nvidia.com/gpu, ...")
+    display_name: str
+    resource_type: str | None = Field(None, description="Accelerator | CPU | Memory (as the profile says).")
+    accelerator: bool = Field(description="True for Accelerator identifiers and registry-known accelerators.")
+    min_count: str
+    max_count: str | None = None
+    default_count: str
+
+
+class HardwareProfileView(Wire):
+    name: str
+    namespace: str | None = None
+    kind: str = Field(description="HardwareProfile or AcceleratorProfile (legacy).")
+    display_name: str
+    description: str | None = None
+    enabled: bool = True
+    visible_in: list[str] = Field(default_factory=list,
+                                  description="opendatahub.io/dashboard-feature-visibility; empty = everywhere.")
+    identifiers: list[ProfileIdentifier] = Field(default_factory=list)
+    accelerator: str | None = Field(None, description="The first accelerator identifier, if any.")
+    scheduling_type: str | None = Field(None, description="Queue | Node | None.")
+    local_queue_name: str | None = None
+    priority_class: str | None = None
+    node_selector: dict[str, str] = Field(default_factory=dict)
+    tolerations: list[Toleration] = Field(default_factory=list)
+
+
+class HardwareProfilesResponse(Wire):
+    profiles: list[HardwareProfileView] = Field(default_factory=list)
+    visibility: Visibility = Field(default_factory=Visibility)

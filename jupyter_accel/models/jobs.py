@@ -1,0 +1,192 @@
+"""Wire models of jobs: the launch request (JobRequest) and the unified view of a job (JobView).
+
+Pydantic checks syntax field by field (so errors carry field paths); semantic checks that need the cluster's
+accelerators, hardware profiles or the kind (entrypoint only for ray-job, ...) live in domain/job_request.py.
+"""
+
+from __future__ import annotations
+
+import re
+from enum import StrEnum
+from typing import Annotated, Any
+
+from pydantic import AfterValidator, BeforeValidator, Field
+
+from .base import Wire
+
+# Job names end up in Service and pod host names (`<job>-head-svc`, `<rayjob>-xxxxx-head-svc`, `<job>-worker-63`),
+# which are DNS-1035 labels of <= 63 characters; 47 leaves room for the longest suffix an operator appends.
+MAX_JOB_NAME = 47
+NAME_PATTERN = r"^[a-z]([-a-z0-9]*[a-z0-9])?$"
+MAX_WORKERS = 64
+QUANTITY_PATTERN = r"^([0-9]+(\.[0-9]+)?|\.[0-9]+)([eE][0-9]+|m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?$"
+# Extended resource names: <DNS subdomain>/<name>, e.g. nvidia.com/gpu, nvidia.com/mig-1g.5gb, habana.ai/gaudi.
+RESOURCE_NAME_PATTERN = r"^[a-z0-9]([-a-z0-9.]*[a-z0-9])?/[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$"
+LABEL_VALUE_PATTERN = r"^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$"
+DNS_SUBDOMAIN_PATTERN = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
+ENV_NAME_PATTERN = r"^[-._a-zA-Z][-._a-zA-Z0-9]*$"
+SCRIPT_FILENAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$"
+
+_LABEL_NAME = re.compile(LABEL_VALUE_PATTERN)
+_SUBDOMAIN = re.compile(DNS_SUBDOMAIN_PATTERN)
+
+
+def _label_key(key: str) -> str:
+    prefix, _, name = key.rpartition("/")
+    if prefix and (len(prefix) > 253 or not _SUBDOMAIN.match(prefix)):
+        raise ValueError(f"label key prefix {prefix!r} must be a lower-case DNS subdomain (<= 253 characters)")
+    if not name or len(name) > 63 or not _LABEL_NAME.match(name):
+        raise ValueError(f"label key name {name!r} must be 1-63 letters, digits, '-', '_' or '.', "
+                         "beginning and ending with a letter or digit")
+    return key
+
+
+def _numbers_as_text(value: Any) -> Any:
+    # JSON clients send `"cpu": 2`; Kubernetes quantities are strings.
+    return str(value) if isinstance(value, int | float) and not isinstance(value, bool) else value
+
+
+def _matching(pattern: str, allowed: str, max_length: int) -> tuple[AfterValidator, Any]:
+    """A readable error (`allowed`) instead of pydantic's "should match pattern"; the pattern still documents it."""
+    compiled = re.compile(pattern)
+
+    def check(value: str) -> str:
+        if len(value) > max_length or not compiled.match(value):
+            raise ValueError(f"{value!r} is not allowed: {allowed}")
+        return value
+
+    return AfterValidator(check), Field(json_schema_extra={"pattern": pattern, "maxLength": max_length})
+
+
+Quantity = Annotated[str, BeforeValidator(_numbers_as_text), *_matching(
+    QUANTITY_PATTERN, "a Kubernetes quantity such as 500m, 2, 1.5 or 16Gi", 32)]
+LabelKey = Annotated[str, AfterValidator(_label_key)]
+LabelValue = Annotated[str, *_matching(
+    LABEL_VALUE_PATTERN, "a label value: at most 63 letters, digits, '-', '_' or '.', "
+    "beginning and ending with a letter or digit", 63)]
+QueueName = Annotated[str, Field(min_length=1), *_matching(
+    LABEL_VALUE_PATTERN, "a Kueue object name: at most 63 letters, digits, '-', '_' or '.'", 63)]
+EnvName = Annotated[str, *_matching(
+    ENV_NAME_PATTERN, "an environment variable name: letters, digits, '_', '-' or '.', not starting with a digit",
+    256)]
+JobName = Annotated[str, *_matching(
+    NAME_PATTERN, f"a job name: at most {MAX_JOB_NAME} lower-case letters, digits or '-', beginning with a letter "
+    "and ending with a letter or digit", MAX_JOB_NAME)]
+ResourceName = Annotated[str, *_matching(
+    RESOURCE_NAME_PATTERN, "an extended resource name such as nvidia.com/gpu or amd.com/gpu", 253)]
+ObjectName = Annotated[str, *_matching(
+    DNS_SUBDOMAIN_PATTERN, "a Kubernetes object name: lower-case letters, digits, '-' and '.'", 253)]
+
+
+class JobKind(StrEnum):
+    ray_cluster = "ray-cluster"  # KubeRay RayCluster, interactive
+    ray_job = "ray-job"  # KubeRay RayJob, batch
+    pytorch = "pytorch"  # Kubeflow Training Operator v1 PyTorchJob (legacy)
+    trainjob = "trainjob"  # Kubeflow Trainer v2 TrainJob
+
+
+class AcceleratorRequest(Wire):
+    resource: ResourceName = Field(description="Extended resource name, e.g. nvidia.com/gpu, nvidia.com/mig-1g.5gb.")
+    count: int = Field(1, ge=1, le=64, description="Accelerators per worker pod.")
+
+
+class ScriptInterpreter(StrEnum):
+    python = "python"
+    torchrun = "torchrun"  # pytorch / trainjob only; reads the PET_* variables the operators inject
+    bash = "bash"
+
+
+class JobScript(Wire):
+    """A script body (e.g. a notebook cell) shipped in a ConfigMap, mounted into the pods and run there."""
+
+    text: str = Field(min_length=1, description="The script itself; at most ~1 MiB (it travels in a ConfigMap).")
+    interpreter: ScriptInterpreter | None = Field(
+        None, description="Default: python for ray-job, torchrun for pytorch and trainjob.")
+    filename: str = Field("main.py", pattern=SCRIPT_FILENAME_PATTERN)
+    args: list[str] = Field(default_factory=list, description="Arguments after the script path.")
+
+
+class HeadResources(Wire):
+    cpu: Quantity = "1"
+    memory: Quantity = "4Gi"
+
+
+class JobRequest(Wire):
+    """What a user asks to launch. Semantic checks: domain/job_request.py validate_job_request()."""
+
+    kind: JobKind
+    name: JobName | None = Field(None, description="Lower-case DNS-1035 label; generated when omitted.")
+    image: str | None = Field(None, min_length=1, max_length=512, pattern=r"^\S+$",
+                              description="Container image; default: the server's configured image for the kind.")
+    entrypoint: str | None = Field(None, min_length=1, max_length=16384,
+                                   description="ray-job only: shell command run by `ray job submit`.")
+    command: list[str] | None = Field(None, min_length=1, description="pytorch / trainjob: container command.")
+    script: JobScript | None = None
+    workers: int = Field(1, ge=0, le=MAX_WORKERS, description=(
+        "Ray: worker pods besides the head (0 = head only). pytorch / trainjob: nodes in total (>= 1; "
+        "for pytorch one is the Master)."))
+    accelerators: AcceleratorRequest | None = Field(None, description="Per worker; exclusive with hardware_profile.")
+    hardware_profile: ObjectName | None = None
+    cpu: Quantity | None = Field(None, description="Per worker pod; default from the profile, else 1.")
+    memory: Quantity | None = Field(None, description="Per worker pod; default from the profile, else 4Gi.")
+    head: HeadResources = Field(default_factory=HeadResources, description="Ray head pod (Ray kinds only).")
+    queue: QueueName | None = Field(None, description="Kueue LocalQueue; default: resolved by the server.")
+    priority_class: QueueName | None = Field(None, description="Kueue WorkloadPriorityClass.")
+    env: dict[EnvName, str] = Field(default_factory=dict)
+    runtime_env: dict[str, Any] | None = Field(None, description="ray-job only: Ray runtime_env (pip, env_vars, ...).")
+    ttl_seconds_after_finished: int | None = Field(None, ge=0, le=2**31 - 1,
+                                                   description="ray-job and pytorch: delete this long after the end.")
+    labels: dict[LabelKey, LabelValue] = Field(default_factory=dict)
+    nproc_per_node: int | None = Field(None, ge=1, le=256, description=(
+        "pytorch / trainjob: processes per node; default: accelerators per pod, else 1."))
+    runtime: ObjectName | None = Field(None, description="trainjob only: ClusterTrainingRuntime name (default torch-distributed).")
+    client_request_id: QueueName | None = Field(None, description="Idempotency key: a retry with the same id returns the same job.")
+
+
+class JobStatus(StrEnum):
+    queued = "Queued"  # Kueue has not reserved quota (reason + position)
+    admitted = "Admitted"  # quota reserved and admission checks passed; no pod started yet
+    starting = "Starting"  # pods pending (reason from pod conditions / container waiting reasons)
+    running = "Running"
+    succeeded = "Succeeded"
+    failed = "Failed"
+    suspended = "Suspended"  # stopped by a user (Workload deactivated or spec.suspend without Kueue)
+    deleting = "Deleting"  # deletionTimestamp set
+
+
+class PodSummary(Wire):
+    name: str
+    role: str | None = Field(None, description="head / worker / submitter / master / node (replicated job).")
+    node: str | None = None
+    phase: str | None = None
+    ready: bool = False
+    reason: str | None = Field(None, description="Why it is not running: Unschedulable, ImagePullBackOff, ...")
+    restarts: int = 0
+
+
+class JobView(Wire):
+    """One job of any kind, with its unified status."""
+
+    kind: JobKind
+    name: str
+    namespace: str
+    uid: str | None = None
+    managed_by_us: bool = Field(description="Launched by jupyter-accel (label app.kubernetes.io/managed-by).")
+    workbench: str | None = Field(None, description="The workbench it was launched from (NB_PREFIX).")
+    status: JobStatus
+    reason: str | None = Field(None, description="One sentence on why it is in this state.")
+    queue: str | None = None
+    cluster_queue: str | None = None
+    workload: str | None = Field(None, description="Name of its Kueue Workload, when there is one.")
+    position: int | None = Field(None, description="0-based position in the queue (visibility API), if queued.")
+    priority: int | None = None
+    priority_class: str | None = None
+    created: str | None = Field(None, description="RFC 3339.")
+    start_time: str | None = None
+    end_time: str | None = None
+    accelerators: dict[str, int] = Field(default_factory=dict,
+                                         description="Accelerators held now: requests of running pods.")
+    accelerators_requested: dict[str, int] = Field(default_factory=dict,
+                                                   description="Accelerators the job asks for when all pods run.")
+    pods: list[PodSummary] = Field(default_factory=list)
+    labels: dict[str, str] = Field(default_factory=dict)

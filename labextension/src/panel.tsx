@@ -1,0 +1,209 @@
+/**
+ * The left-sidebar panel: a SidePanel with a refresh button and a React view
+ * of the model's state.
+ */
+import {
+  ReactWidget,
+  refreshIcon,
+  SidePanel,
+  ToolbarButton
+} from '@jupyterlab/ui-components';
+import { Message } from '@lumino/messaging';
+import { Widget } from '@lumino/widgets';
+import * as React from 'react';
+
+import {
+  apiRows,
+  connectionRows,
+  IRow,
+  IStatusSummary,
+  permissionRows,
+  summarizeState
+} from './format';
+import { chipIcon } from './icons';
+import { AccelModel, AccelState } from './model';
+import { PANEL_ID } from './tokens';
+
+const TITLE = 'Accelerators';
+
+export class AccelPanel extends SidePanel {
+  constructor(options: AccelPanel.IOptions) {
+    super();
+    this._model = options.model;
+    this.id = PANEL_ID;
+    this.addClass('jp-accel-panel');
+    this.title.icon = chipIcon;
+    this.title.caption = TITLE;
+    this.node.setAttribute('role', 'region');
+    this.node.setAttribute('aria-label', TITLE);
+
+    const heading = new Widget({ node: document.createElement('h2') });
+    heading.node.textContent = TITLE;
+    heading.addClass('jp-accel-title');
+    this.header.addWidget(heading);
+
+    this.toolbar.addItem(
+      'refresh',
+      new ToolbarButton({
+        icon: refreshIcon,
+        tooltip: 'Refresh the connection state',
+        label: '',
+        onClick: () => void this._model.refresh()
+      })
+    );
+
+    this._view = new AccelStatusView(this._model);
+    this.addWidget(this._view);
+    // Hidden until the user opens the tab: no polling before that.
+    this._model.paused = true;
+  }
+
+  /** Whether the Capabilities section lists permissions (a setting). */
+  set showPermissions(value: boolean) {
+    this._view.showPermissions = value;
+  }
+
+  protected onAfterShow(msg: Message): void {
+    super.onAfterShow(msg);
+    this._model.paused = false;
+    void this._model.refresh();
+  }
+
+  protected onAfterHide(msg: Message): void {
+    super.onAfterHide(msg);
+    this._model.paused = true;
+  }
+
+  private _model: AccelModel;
+  private _view: AccelStatusView;
+}
+
+export namespace AccelPanel {
+  export interface IOptions {
+    model: AccelModel;
+  }
+}
+
+/** Re-renders on every state change of the model. */
+class AccelStatusView extends ReactWidget {
+  constructor(private readonly _model: AccelModel) {
+    super();
+    this.addClass('jp-accel-body');
+    this._model.stateChanged.connect(() => this.update(), this);
+  }
+
+  set showPermissions(value: boolean) {
+    if (value !== this._showPermissions) {
+      this._showPermissions = value;
+      this.update();
+    }
+  }
+
+  dispose(): void {
+    this._model.stateChanged.disconnect(this.update, this);
+    super.dispose();
+  }
+
+  render(): JSX.Element {
+    return (
+      <AccelStatus
+        state={this._model.state}
+        showPermissions={this._showPermissions}
+      />
+    );
+  }
+
+  private _showPermissions = true;
+}
+
+export function AccelStatus(props: {
+  state: AccelState;
+  showPermissions: boolean;
+}): JSX.Element {
+  const { state, showPermissions } = props;
+  const summary = summarizeState(state);
+  if (state.kind === 'version_mismatch') {
+    return <VersionMismatch summary={summary} />;
+  }
+  const connected =
+    state.kind === 'ready' && state.info.connection.state === 'connected';
+  const capabilities =
+    state.kind === 'ready' ? state.info.capabilities : undefined;
+  return (
+    <div className="jp-accel-status-view">
+      <ConnectionStatus summary={summary} />
+      <Rows label="Connection details" rows={connectionRows(state)} />
+      {state.kind === 'ready' && (
+        <section className="jp-accel-section" aria-label="Capabilities">
+          <h3 className="jp-accel-section-title">Capabilities</h3>
+          {capabilities?.read_only && (
+            <p className="jp-accel-note">
+              Read-only: the administrator disabled launching and controlling
+              jobs.
+            </p>
+          )}
+          <Rows label="Cluster APIs" rows={apiRows(capabilities, connected)} />
+          {showPermissions && (
+            <Rows
+              label="Permissions"
+              rows={permissionRows(capabilities?.permissions)}
+            />
+          )}
+        </section>
+      )}
+    </div>
+  );
+}
+
+function ConnectionStatus(props: { summary: IStatusSummary }): JSX.Element {
+  const { summary } = props;
+  return (
+    <div
+      className={`jp-accel-status jp-accel-tone-${summary.tone}`}
+      role="status"
+      aria-live="polite"
+      aria-label="Connection state"
+      data-state={summary.state}
+    >
+      <span className="jp-accel-status-dot" aria-hidden="true" />
+      <div className="jp-accel-status-text">
+        <div className="jp-accel-status-label">{summary.label}</div>
+        {summary.message && (
+          <div className="jp-accel-status-message">{summary.message}</div>
+        )}
+      </div>
+    </div>
+  );
+}
+
+function VersionMismatch(props: { summary: IStatusSummary }): JSX.Element {
+  return (
+    <div
+      className="jp-accel-mismatch jp-accel-tone-error"
+      role="alert"
+      aria-label="Version mismatch"
+      data-state="version_mismatch"
+    >
+      <div className="jp-accel-status-label">{props.summary.label}</div>
+      <p className="jp-accel-status-message">{props.summary.message}</p>
+    </div>
+  );
+}
+
+function Rows(props: { label: string; rows: IRow[] }): JSX.Element | null {
+  if (props.rows.length === 0) {
+    return null;
+  }
+  return (
+    <dl className="jp-accel-rows" aria-label={props.label}>
+      {props.rows.map(row => (
+        <div className="jp-accel-row" key={row.key}>
+          <dt className="jp-accel-row-label">{row.label}</dt>
+          <dd className={`jp-accel-row-value jp-accel-tone-${row.tone}`}>
+            {row.value}
+          </dd>
+        </div>
+      ))}
+    </dl>
+  );
+}

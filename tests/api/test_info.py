@@ -1,0 +1,40 @@
+"""GET /accel/v1/info against a real Jupyter server (pytest-jupyter), without a cluster."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from tornado.httpclient import HTTPClientError
+
+from jupyter_accel import __version__
+
+
+async def test_info_not_configured(jp_fetch):
+    response = await jp_fetch("accel", "v1", "info")
+    assert response.code == 200
+    body = json.loads(response.body)
+    assert body["version"] == __version__
+    assert body["api_version"] == "v1"
+    assert body["connection"]["state"] == "not_configured"
+    assert "switched off" in body["connection"]["message"]
+
+
+async def test_info_refuses_unauthenticated(jp_fetch):
+    with pytest.raises(HTTPClientError) as err:
+        await jp_fetch("accel", "v1", "info", headers={"Authorization": ""})
+    assert err.value.code in (401, 403)
+
+
+class TestMissingKubeconfig:
+    @pytest.fixture
+    def accel_config(self, tmp_path, monkeypatch) -> dict:
+        monkeypatch.delenv("KUBECONFIG", raising=False)
+        monkeypatch.setenv("HOME", str(tmp_path))
+        return {"identity": "kubeconfig", "kubeconfig": str(tmp_path / "missing.kubeconfig")}
+
+    async def test_readable_state(self, jp_fetch):
+        response = await jp_fetch("accel", "v1", "info")
+        body = json.loads(response.body)
+        assert body["connection"]["state"] == "not_configured"
+        assert "No Kubernetes configuration" in body["connection"]["message"]
