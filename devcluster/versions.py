@@ -61,19 +61,21 @@ class Declared:
 
 
 def declared() -> dict[str, Declared]:
-    raw = tomllib.loads((HERE / "components.toml").read_text())
+    """components.toml, or the file named by JA_DEVCLUSTER_COMPONENTS (e.g. a developer's reduced set)."""
+    path = Path(os.environ.get("JA_DEVCLUSTER_COMPONENTS") or HERE / "components.toml")
+    raw = tomllib.loads(path.read_text())
     out = {}
     for name, entry in raw.get("components", {}).items():
         if name not in BINARIES:
-            raise ValueError(f"components.toml: unknown component {name!r}; allowed: {sorted(BINARIES)}")
+            raise ValueError(f"{path}: unknown component {name!r}; allowed: {sorted(BINARIES)}")
         present = bool(entry.get("present", True))
         reason = str(entry.get("reason", ""))
         if not present and not reason:
-            raise ValueError(f"components.toml: component {name!r} is absent but has no 'reason'")
+            raise ValueError(f"{path}: component {name!r} is absent but has no 'reason'")
         out[name] = Declared(name, present, reason)
     missing = set(BINARIES) - set(out)
     if missing:
-        raise ValueError(f"components.toml: no entry for {sorted(missing)}")
+        raise ValueError(f"{path}: no entry for {sorted(missing)}")
     return out
 
 

@@ -31,9 +31,11 @@ class AccelApp(ExtensionApp):
 
     def initialize_settings(self) -> None:
         from .cluster.session import ClusterSession
+        from .domain.accelerators import AcceleratorRegistry
 
         self.accel_config = AccelConfig(parent=self)
         self.session = ClusterSession(self.accel_config)
+        self.registry = AcceleratorRegistry.from_config(list(self.accel_config.accelerators))
         self.hub: Hub | None = None
         self.broadcaster: Broadcaster | None = None
         self._probed_at = 0.0

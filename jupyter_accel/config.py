@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from traitlets import Bool, Enum, Float, List, Unicode, default
+from traitlets import Bool, Dict, Enum, Float, List, Unicode, default
 from traitlets.config import Configurable
 
 
@@ -48,6 +48,13 @@ class AccelConfig(Configurable):
         "",
         help="Namespace holding HardwareProfiles / AcceleratorProfiles (OpenShift AI keeps them in the "
         "dashboard's namespace, e.g. redhat-ods-applications). Empty: the working namespace.",
+    ).tag(config=True)
+
+    accelerators = List(
+        Dict(),
+        help="Accelerator resource names and display names, shaped like Kubeflow's spawner config: "
+        '[{"limitsKey": "nvidia.com/gpu", "uiName": "NVIDIA"}]. Added before the defaults (nvidia.com/gpu, '
+        "nvidia.com/mig-*, amd.com/gpu, habana.ai/gaudi, gpu.intel.com/*).",
     ).tag(config=True)
 
     read_only = Bool(False, help="Hide and refuse launching and controlling jobs.").tag(config=True)

@@ -14,6 +14,7 @@ from ..models import ErrorResponse, FieldError
 
 if TYPE_CHECKING:
     from ..app import AccelApp
+    from ..cluster.hub import Hub
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -49,6 +50,21 @@ class AccelHandler(APIHandler):
     @property
     def accel(self) -> AccelApp:
         return self.settings["jupyter_accel"]
+
+    def hub(self) -> Hub:
+        """The caches of the current identity; 503 with the connection's own sentence when there are none."""
+        hub = self.accel.hub
+        if hub is None:
+            conn = self.accel.session.connection
+            raise ApiError(503, f"Kubernetes is not connected: {conn.message}", reason="Not connected")
+        if hub.discovery_error is not None and not hub.informers:
+            raise ApiError(503, f"The Kubernetes API server cannot be reached: {hub.discovery_error}",
+                           reason="Not connected")
+        return hub
+
+    def readable_items(self, hub: Hub, key: str) -> list[dict[str, Any]] | None:
+        """A cache's objects, or None when this identity may not read them (domain/ shows "not visible")."""
+        return hub.items(key) if hub.readable(key) else None
 
     def parse_body(self, model: type[M]) -> M:
         try:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -67,6 +68,7 @@ class Hub:
         self.pending: dict[str, list[dict[str, Any]]] = {}  # LocalQueue name -> visibility items
         self.pending_state: CacheState = CacheState.starting
         self._stop = threading.Event()
+        self._started = threading.Event()  # every informer of the first discovery is running
         self._lock = threading.Lock()
         self._threads: list[threading.Thread] = []
 
@@ -98,11 +100,9 @@ class Hub:
 
     def wait_synced(self, timeout: float = 30.0) -> bool:
         """For tests and the CLI: block until every informer has listed once (or settled as forbidden/absent)."""
-        import time
-
         deadline = time.monotonic() + timeout
-        while not self.informers and time.monotonic() < deadline:
-            self._stop.wait(0.05)
+        if not self._started.wait(timeout):
+            return False
         return all(inf.wait_synced(max(0.0, deadline - time.monotonic())) for inf in list(self.informers.values()))
 
     def stop(self) -> None:
@@ -127,6 +127,7 @@ class Hub:
             return
         for res in self._wanted():
             self._start_informer(res)
+        self._started.set()
         self.on_change("info")
         for target in (self._poll_visibility, self._maintain):
             t = threading.Thread(target=target, name=f"accel-{target.__name__}", daemon=True)

@@ -14,6 +14,7 @@ from . import rest
 CHECKS: list[tuple[str, str, str, bool]] = [
     ("list", "", "nodes", False),
     ("list", "", "pods", True),
+    ("list", "", "pods", False),  # every namespace: needed for allocated-accelerator figures
     ("get", "", "pods/log", True),
     ("list", "", "events", True),
     ("list", "kueue.x-k8s.io", "localqueues", True),

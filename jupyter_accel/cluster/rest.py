@@ -62,10 +62,25 @@ def watch_events(resp) -> Iterator[dict[str, Any]]:
             yield json.loads(line)
 
 
-def error_message(exc: ApiException) -> str:
-    """The API server's own message from a Status body, else the HTTP reason."""
+def _status_body(exc: ApiException) -> dict[str, Any]:
     try:
         body = json.loads(exc.body or "{}")
-        return body.get("message") or f"{exc.status} {exc.reason}"
     except (ValueError, TypeError):
-        return f"{exc.status} {exc.reason}"
+        return {}
+    return body if isinstance(body, dict) else {}
+
+
+def error_message(exc: ApiException) -> str:
+    """The API server's own message from a Status body, else the HTTP reason."""
+    return _status_body(exc).get("message") or f"{exc.status} {exc.reason}"
+
+
+def error_reason(exc: ApiException) -> str | None:
+    """The Status reason (AlreadyExists, Invalid, Forbidden, ...)."""
+    return _status_body(exc).get("reason")
+
+
+def error_causes(exc: ApiException) -> list[dict[str, str]]:
+    """Field-level causes of an Invalid answer: [{"field": "spec.x", "message": "..."}]."""
+    causes = (_status_body(exc).get("details") or {}).get("causes") or []
+    return [{"field": c.get("field") or "", "message": c.get("message") or c.get("reason") or ""} for c in causes]

@@ -73,8 +73,9 @@ class AcceleratorRegistry:
         self.rules: tuple[VendorRule, ...] = tuple(rules)
 
     @classmethod
-    def from_config(cls, config: dict[str, Any] | list[Any] | None, *, include_defaults: bool = True
-                    ) -> AcceleratorRegistry:
+    def from_config(
+        cls, config: dict[str, Any] | list[Any] | None, *, include_defaults: bool = True
+    ) -> AcceleratorRegistry:
         """Build from `{"vendors": [...]}` (or the bare list); raises ValueError naming the bad entry."""
         entries = config.get("vendors", []) if isinstance(config, dict) else (config or [])
         if not isinstance(entries, list):
@@ -82,8 +83,10 @@ class AcceleratorRegistry:
         rules: list[VendorRule] = []
         for i, entry in enumerate(entries):
             if not isinstance(entry, dict) or not isinstance(entry.get("limitsKey"), str) or not entry["limitsKey"]:
-                raise ValueError(f"accelerators.vendors[{i}].limitsKey must be a non-empty resource name, "
-                                 "e.g. nvidia.com/gpu or nvidia.com/mig-*")
+                raise ValueError(
+                    f"accelerators.vendors[{i}].limitsKey must be a non-empty resource name, "
+                    "e.g. nvidia.com/gpu or nvidia.com/mig-*"
+                )
             key = entry["limitsKey"].strip()
             if "*" in key[:-1]:
                 raise ValueError(f"accelerators.vendors[{i}].limitsKey: '*' is allowed only at the end, got {key!r}")
@@ -118,5 +121,4 @@ class AcceleratorRegistry:
             return resource
         allowed = self.known_names(discovered)
         patterns = [r.limits_key for r in self.rules if r.is_pattern]
-        raise ValueError(f"{field}: {resource!r} is not a known accelerator; allowed: "
-                         f"{', '.join(allowed + patterns)}")
+        raise ValueError(f"{field}: {resource!r} is not a known accelerator; allowed: {', '.join(allowed + patterns)}")

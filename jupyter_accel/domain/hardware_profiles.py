@@ -23,14 +23,24 @@ PROFILE_NAMESPACE_ANNOTATION = "opendatahub.io/hardware-profile-namespace"
 
 
 def _toleration(t: dict[str, Any]) -> Toleration:
-    return Toleration(key=t.get("key"), operator=t.get("operator"), value=t.get("value"), effect=t.get("effect"),
-                      toleration_seconds=t.get("tolerationSeconds"))
+    return Toleration(
+        key=t.get("key"),
+        operator=t.get("operator"),
+        value=t.get("value"),
+        effect=t.get("effect"),
+        toleration_seconds=t.get("tolerationSeconds"),
+    )
 
 
 def toleration_dict(t: Toleration) -> dict[str, Any]:
     """Back to the Kubernetes JSON form, without empty fields."""
-    raw = {"key": t.key, "operator": t.operator, "value": t.value, "effect": t.effect,
-           "tolerationSeconds": t.toleration_seconds}
+    raw = {
+        "key": t.key,
+        "operator": t.operator,
+        "value": t.value,
+        "effect": t.effect,
+        "tolerationSeconds": t.toleration_seconds,
+    }
     return {k: v for k, v in raw.items() if v is not None}
 
 
@@ -54,25 +64,35 @@ def hardware_profile_view(obj: dict[str, Any], registry: AcceleratorRegistry | N
     for ident in spec.get("identifiers") or []:
         name = str(ident.get("identifier", ""))
         rtype = ident.get("resourceType")
-        idents.append(ProfileIdentifier(
-            identifier=name, display_name=str(ident.get("displayName") or name), resource_type=rtype,
-            accelerator=rtype == "Accelerator" or (rtype is None and registry.is_accelerator(name)),
-            min_count=str(ident.get("minCount", ident.get("defaultCount", "0"))),
-            max_count=None if ident.get("maxCount") is None else str(ident["maxCount"]),
-            default_count=str(ident.get("defaultCount", ident.get("minCount", "0")))))
+        idents.append(
+            ProfileIdentifier(
+                identifier=name,
+                display_name=str(ident.get("displayName") or name),
+                resource_type=rtype,
+                accelerator=rtype == "Accelerator" or (rtype is None and registry.is_accelerator(name)),
+                min_count=str(ident.get("minCount", ident.get("defaultCount", "0"))),
+                max_count=None if ident.get("maxCount") is None else str(ident["maxCount"]),
+                default_count=str(ident.get("defaultCount", ident.get("minCount", "0"))),
+            )
+        )
     sched = spec.get("scheduling") or {}
     kueue, node = sched.get("kueue") or {}, sched.get("node") or {}
     return HardwareProfileView(
-        name=meta.get("name", ""), namespace=meta.get("namespace"), kind="HardwareProfile",
+        name=meta.get("name", ""),
+        namespace=meta.get("namespace"),
+        kind="HardwareProfile",
         display_name=ann.get("opendatahub.io/display-name") or meta.get("name", ""),
         description=ann.get("opendatahub.io/description") or None,
         enabled=ann.get("opendatahub.io/disabled", "false").lower() != "true",
-        visible_in=_visible_in(ann), identifiers=idents,
+        visible_in=_visible_in(ann),
+        identifiers=idents,
         accelerator=next((i.identifier for i in idents if i.accelerator), None),
-        scheduling_type=sched.get("type"), local_queue_name=kueue.get("localQueueName") or None,
+        scheduling_type=sched.get("type"),
+        local_queue_name=kueue.get("localQueueName") or None,
         priority_class=kueue.get("priorityClass") or None,
         node_selector={str(k): str(v) for k, v in (node.get("nodeSelector") or {}).items()},
-        tolerations=[_toleration(t) for t in node.get("tolerations") or []])
+        tolerations=[_toleration(t) for t in node.get("tolerations") or []],
+    )
 
 
 def accelerator_profile_view(obj: dict[str, Any]) -> HardwareProfileView:
@@ -82,17 +102,38 @@ def accelerator_profile_view(obj: dict[str, Any]) -> HardwareProfileView:
     display = str(spec.get("displayName") or meta.get("name", ""))
     tolerations = [_toleration(t) for t in spec.get("tolerations") or []]
     return HardwareProfileView(
-        name=meta.get("name", ""), namespace=meta.get("namespace"), kind="AcceleratorProfile",
-        display_name=display, description=spec.get("description") or None, enabled=bool(spec.get("enabled", True)),
-        identifiers=[ProfileIdentifier(identifier=ident, display_name=display, resource_type="Accelerator",
-                                       accelerator=True, min_count="0", default_count="1")] if ident else [],
-        accelerator=ident or None, scheduling_type="Node" if tolerations else None, tolerations=tolerations)
+        name=meta.get("name", ""),
+        namespace=meta.get("namespace"),
+        kind="AcceleratorProfile",
+        display_name=display,
+        description=spec.get("description") or None,
+        enabled=bool(spec.get("enabled", True)),
+        identifiers=[
+            ProfileIdentifier(
+                identifier=ident,
+                display_name=display,
+                resource_type="Accelerator",
+                accelerator=True,
+                min_count="0",
+                default_count="1",
+            )
+        ]
+        if ident
+        else [],
+        accelerator=ident or None,
+        scheduling_type="Node" if tolerations else None,
+        tolerations=tolerations,
+    )
 
 
-def list_profiles(hardware_profiles: list[dict[str, Any]] | None,
-                  accelerator_profiles: list[dict[str, Any]] | None = None, *,
-                  registry: AcceleratorRegistry | None = None, include_disabled: bool = False,
-                  feature: str | None = None) -> list[HardwareProfileView]:
+def list_profiles(
+    hardware_profiles: list[dict[str, Any]] | None,
+    accelerator_profiles: list[dict[str, Any]] | None = None,
+    *,
+    registry: AcceleratorRegistry | None = None,
+    include_disabled: bool = False,
+    feature: str | None = None,
+) -> list[HardwareProfileView]:
     """HardwareProfiles (preferred) then legacy AcceleratorProfiles, sorted by display name. `feature` (e.g.
     "workbench") keeps only profiles visible there (profiles without the annotation are visible everywhere)."""
     views = [hardware_profile_view(p, registry) for p in hardware_profiles or []]
@@ -123,12 +164,19 @@ def _check_range(ident: ProfileIdentifier, value: Decimal, field_name: str) -> N
     high = None if ident.max_count is None else parse_quantity(ident.max_count)
     if value < low or (high is not None and value > high):
         allowed = f"{ident.min_count}..{ident.max_count}" if high is not None else f">= {ident.min_count}"
-        raise ValueError(f"{field_name}: {format_quantity(ident.identifier, value)} {ident.identifier} is outside "
-                         f"what hardware profile allows ({allowed})")
+        raise ValueError(
+            f"{field_name}: {format_quantity(ident.identifier, value)} {ident.identifier} is outside "
+            f"what hardware profile allows ({allowed})"
+        )
 
 
-def apply_profile(profile: HardwareProfileView, *, accelerator_count: int | None = None,
-                  overrides: dict[str, str] | None = None, field_name: str = "hardware_profile") -> ProfilePlacement:
+def apply_profile(
+    profile: HardwareProfileView,
+    *,
+    accelerator_count: int | None = None,
+    overrides: dict[str, str] | None = None,
+    field_name: str = "hardware_profile",
+) -> ProfilePlacement:
     """Translate a profile into pod resources, placement and queue labels.
 
     Each identifier gets its defaultCount unless `overrides[identifier]` (or `accelerator_count` for the
@@ -141,8 +189,10 @@ def apply_profile(profile: HardwareProfileView, *, accelerator_count: int | None
     known = {i.identifier for i in profile.identifiers}
     unknown = sorted(set(overrides) - known)
     if unknown:
-        raise ValueError(f"{field_name}: {', '.join(unknown)} not in profile {profile.name!r}; allowed: "
-                         f"{', '.join(sorted(known)) or 'none'}")
+        raise ValueError(
+            f"{field_name}: {', '.join(unknown)} not in profile {profile.name!r}; allowed: "
+            f"{', '.join(sorted(known)) or 'none'}"
+        )
     out = ProfilePlacement()
     for ident in profile.identifiers:
         raw = overrides.get(ident.identifier)

@@ -65,7 +65,7 @@ def _prefixed_suffix(labels: dict[str, str], prefix: str) -> str | None:
     """The value encoded in a beta counter label such as beta.amd.com/gpu.product-name.MI300X: "8"."""
     for key in sorted(labels):
         if key.startswith(prefix) and len(key) > len(prefix):
-            return key[len(prefix):]
+            return key[len(prefix) :]
     return None
 
 
@@ -94,14 +94,18 @@ def describe_device(info: AcceleratorInfo, labels: dict[str, str]) -> dict[str, 
             if memory is None and (m := _PROFILE_GB.search("." + mig)):
                 memory = int(m.group("gb")) * 1024
             model = f"{parent} MIG {mig}" if parent else f"MIG {mig}"
-            return {"model": model, "product_label": product, "memory_mib": memory, "mig_profile": mig,
-                    "parent_model": parent}
+            return {
+                "model": model,
+                "product_label": product,
+                "memory_mib": memory,
+                "mig_profile": mig,
+                "parent_model": parent,
+            }
         memory = _int(labels.get("nvidia.com/gpu.memory"))
         if product and (m := _SINGLE_MIG.match(product)):  # single strategy: slices exposed as nvidia.com/gpu
             mig, parent = m.group("profile"), m.group("parent")
     elif info.vendor == "amd":
-        product = (labels.get("amd.com/gpu.product-name")
-                   or _prefixed_suffix(labels, "beta.amd.com/gpu.product-name."))
+        product = labels.get("amd.com/gpu.product-name") or _prefixed_suffix(labels, "beta.amd.com/gpu.product-name.")
         if not product:
             device = labels.get("amd.com/gpu.device-id") or _prefixed_suffix(labels, "beta.amd.com/gpu.device-id.")
             product = f"AMD device {device}" if device else None
@@ -113,8 +117,13 @@ def describe_device(info: AcceleratorInfo, labels: dict[str, str]) -> dict[str, 
             if key.startswith("habana.ai/") and any(w in key for w in ("product", "model", "type", "device")):
                 product = labels[key]
                 break
-    return {"model": product or res, "product_label": product, "memory_mib": memory, "mig_profile": mig,
-            "parent_model": parent}
+    return {
+        "model": product or res,
+        "product_label": product,
+        "memory_mib": memory,
+        "mig_profile": mig,
+        "parent_model": parent,
+    }
 
 
 def _use(alloc: Decimal, used: Decimal | None) -> ResourceUse:
@@ -123,8 +132,9 @@ def _use(alloc: Decimal, used: Decimal | None) -> ResourceUse:
     return ResourceUse(allocatable=float(alloc), allocated=float(used), free=float(max(Decimal(0), alloc - used)))
 
 
-def node_accelerators(node: dict[str, Any], allocated: dict[str, Decimal] | None,
-                      registry: AcceleratorRegistry) -> NodeAccelerators:
+def node_accelerators(
+    node: dict[str, Any], allocated: dict[str, Decimal] | None, registry: AcceleratorRegistry
+) -> NodeAccelerators:
     """One node's accelerators; `allocated` is this node's entry of allocated_by_node (None: pods not visible)."""
     meta = node.get("metadata") or {}
     labels = meta.get("labels") or {}
@@ -136,20 +146,38 @@ def node_accelerators(node: dict[str, Any], allocated: dict[str, Decimal] | None
             continue
         alloc = int(allocatable.get(res, Decimal(0)))
         used = None if allocated is None else int(allocated.get(res, Decimal(0)))
-        devices.append(AcceleratorOnNode(
-            resource=res, vendor=info.vendor, vendor_name=info.ui_name, **describe_device(info, labels),
-            capacity=int(capacity.get(res, Decimal(alloc))), allocatable=alloc, allocated=used,
-            free=None if used is None else max(0, alloc - used)))
+        devices.append(
+            AcceleratorOnNode(
+                resource=res,
+                vendor=info.vendor,
+                vendor_name=info.ui_name,
+                **describe_device(info, labels),
+                capacity=int(capacity.get(res, Decimal(alloc))),
+                allocatable=alloc,
+                allocated=used,
+                free=None if used is None else max(0, alloc - used),
+            )
+        )
     ready, cordoned = is_node_ready(node), is_node_unschedulable(node)
-    taints = [Taint(key=t.get("key", ""), value=t.get("value") or None, effect=t.get("effect", ""))
-              for t in (node.get("spec") or {}).get("taints") or []]
+    taints = [
+        Taint(key=t.get("key", ""), value=t.get("value") or None, effect=t.get("effect", ""))
+        for t in (node.get("spec") or {}).get("taints") or []
+    ]
     cpu = mem = None
     if "cpu" in allocatable:
         cpu = _use(allocatable["cpu"], None if allocated is None else allocated.get("cpu", Decimal(0)))
     if "memory" in allocatable:
         mem = _use(allocatable["memory"], None if allocated is None else allocated.get("memory", Decimal(0)))
-    return NodeAccelerators(name=meta.get("name", ""), ready=ready, unschedulable=cordoned,
-                            usable=ready and not cordoned, taints=taints, accelerators=devices, cpu=cpu, memory=mem)
+    return NodeAccelerators(
+        name=meta.get("name", ""),
+        ready=ready,
+        unschedulable=cordoned,
+        usable=ready and not cordoned,
+        taints=taints,
+        accelerators=devices,
+        cpu=cpu,
+        memory=mem,
+    )
 
 
 def summarize_models(nodes: list[NodeAccelerators]) -> list[AcceleratorModelSummary]:
@@ -161,13 +189,22 @@ def summarize_models(nodes: list[NodeAccelerators]) -> list[AcceleratorModelSumm
             row = rows.get(key)
             if row is None:
                 row = rows[key] = AcceleratorModelSummary(
-                    key=f"{dev.resource}|{dev.model}", resource=dev.resource, vendor=dev.vendor,
-                    vendor_name=dev.vendor_name, model=dev.model, memory_mib=dev.memory_mib,
-                    mig_profile=dev.mig_profile, parent_model=dev.parent_model, node_count=0, capacity=0,
-                    allocatable=0, allocated=None if dev.allocated is None else 0,
+                    key=f"{dev.resource}|{dev.model}",
+                    resource=dev.resource,
+                    vendor=dev.vendor,
+                    vendor_name=dev.vendor_name,
+                    model=dev.model,
+                    memory_mib=dev.memory_mib,
+                    mig_profile=dev.mig_profile,
+                    parent_model=dev.parent_model,
+                    node_count=0,
+                    capacity=0,
+                    allocatable=0,
+                    allocated=None if dev.allocated is None else 0,
                     free=None if dev.free is None else 0,
                     free_on_usable_nodes=None if dev.free is None else 0,
-                    largest_free_per_node=None if dev.free is None else 0)
+                    largest_free_per_node=None if dev.free is None else 0,
+                )
             row.node_count += 1
             row.capacity += dev.capacity
             row.allocatable += dev.allocatable
@@ -181,14 +218,21 @@ def summarize_models(nodes: list[NodeAccelerators]) -> list[AcceleratorModelSumm
     return sorted(rows.values(), key=lambda r: (r.vendor, r.resource, r.model))
 
 
-def build_inventory(nodes: list[dict[str, Any]] | None, pods: list[dict[str, Any]] | None,
-                    registry: AcceleratorRegistry, *, message: str = NOT_VISIBLE) -> InventoryResponse:
+def build_inventory(
+    nodes: list[dict[str, Any]] | None,
+    pods: list[dict[str, Any]] | None,
+    registry: AcceleratorRegistry,
+    *,
+    message: str = NOT_VISIBLE,
+) -> InventoryResponse:
     """The inventory answer. `nodes=None` means nodes cannot be read (the answer says so); `pods=None` means
     pods cannot be read cluster-wide (allocatable shown, allocated/free left empty). Nodes without any
     accelerator resource are left out; nodes with an accelerator at 0 allocatable are kept."""
     if nodes is None:
-        return InventoryResponse(visibility=Visibility(visible=False, message=message),
-                                 pods_visibility=Visibility(visible=False, message=message))
+        return InventoryResponse(
+            visibility=Visibility(visible=False, message=message),
+            pods_visibility=Visibility(visible=False, message=message),
+        )
     allocated = None if pods is None else allocated_by_node(pods)
     views = []
     for node in nodes:
@@ -199,5 +243,6 @@ def build_inventory(nodes: list[dict[str, Any]] | None, pods: list[dict[str, Any
     views.sort(key=lambda v: v.name)
     names = sorted({d.resource for v in views for d in v.accelerators})
     pods_vis = Visibility() if pods is not None else Visibility(visible=False, message=message)
-    return InventoryResponse(nodes=views, models=summarize_models(views), accelerator_names=names,
-                             pods_visibility=pods_vis)
+    return InventoryResponse(
+        nodes=views, models=summarize_models(views), accelerator_names=names, pods_visibility=pods_vis
+    )

@@ -43,9 +43,13 @@ RESERVED_PREFIXES = (
 )
 RESERVED_KEYS = (MANAGED_BY,)
 
+
 def is_reserved(key: str) -> bool:
-    return key in RESERVED_KEYS or any(key.startswith(p) for p in RESERVED_PREFIXES) or (
-        "/" in key and key.split("/", 1)[0].endswith((".kubernetes.io", ".k8s.io")))
+    return (
+        key in RESERVED_KEYS
+        or any(key.startswith(p) for p in RESERVED_PREFIXES)
+        or ("/" in key and key.split("/", 1)[0].endswith((".kubernetes.io", ".k8s.io")))
+    )
 
 
 def workbench_name(nb_prefix: str | None) -> str | None:
@@ -67,8 +71,15 @@ def ownership_labels(kind: str, workbench: str | None) -> dict[str, str]:
     return labels
 
 
-def job_labels(*, kind: str, workbench: str | None, queue: str | None, priority_class: str | None,
-               request_id: str | None, user: Mapping[str, str] | None = None) -> dict[str, str]:
+def job_labels(
+    *,
+    kind: str,
+    workbench: str | None,
+    queue: str | None,
+    priority_class: str | None,
+    request_id: str | None,
+    user: Mapping[str, str] | None = None,
+) -> dict[str, str]:
     """All labels of a top-level object we create. User labels come first so ours always win."""
     labels = {**(user or {}), **ownership_labels(kind, workbench)}
     if queue:
@@ -80,17 +91,12 @@ def job_labels(*, kind: str, workbench: str | None, queue: str | None, priority_
     return labels
 
 
-def job_annotations(*, workbench: str | None, request_id: str | None,
-                    profile_name: str | None = None, profile_namespace: str | None = None) -> dict[str, str]:
+def job_annotations(*, workbench: str | None, request_id: str | None) -> dict[str, str]:
     annotations: dict[str, str] = {}
     if workbench:
         annotations[WORKBENCH_PREFIX] = workbench
     if request_id:
         annotations[REQUEST_ID] = request_id
-    if profile_name:
-        annotations[HARDWARE_PROFILE_NAME] = profile_name
-        if profile_namespace:
-            annotations[HARDWARE_PROFILE_NAMESPACE] = profile_namespace
     return annotations
 
 

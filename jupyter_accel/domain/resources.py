@@ -7,9 +7,21 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 _SUFFIX = {
-    "Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60,
-    "n": Decimal("1e-9"), "u": Decimal("1e-6"), "m": Decimal("1e-3"),
-    "k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "P": 10**15, "E": 10**18,
+    "Ki": 2**10,
+    "Mi": 2**20,
+    "Gi": 2**30,
+    "Ti": 2**40,
+    "Pi": 2**50,
+    "Ei": 2**60,
+    "n": Decimal("1e-9"),
+    "u": Decimal("1e-6"),
+    "m": Decimal("1e-3"),
+    "k": 10**3,
+    "M": 10**6,
+    "G": 10**9,
+    "T": 10**12,
+    "P": 10**15,
+    "E": 10**18,
 }
 
 
@@ -82,8 +94,14 @@ class PodDemand:
 
     @classmethod
     def from_pod_spec(cls, role: str, count: int, pod_spec: dict[str, Any]) -> PodDemand:
-        return cls(role, count, pod_requests(pod_spec), dict(pod_spec.get("nodeSelector") or {}),
-                   list(pod_spec.get("tolerations") or []), dict(pod_spec.get("affinity") or {}))
+        return cls(
+            role,
+            count,
+            pod_requests(pod_spec),
+            dict(pod_spec.get("nodeSelector") or {}),
+            list(pod_spec.get("tolerations") or []),
+            dict(pod_spec.get("affinity") or {}),
+        )
 
     def total(self) -> dict[str, Decimal]:
         """What all `count` pods ask for together."""

@@ -26,8 +26,11 @@ def tolerates(toleration: dict[str, Any], taint: dict[str, Any]) -> bool:
     return (toleration.get("value") or "") == (taint.get("value") or "")
 
 
-def untolerated_taints(taints: list[dict[str, Any]] | None, tolerations: list[dict[str, Any]] | None,
-                       effects: tuple[str, ...] = BLOCKING_EFFECTS) -> list[dict[str, Any]]:
+def untolerated_taints(
+    taints: list[dict[str, Any]] | None,
+    tolerations: list[dict[str, Any]] | None,
+    effects: tuple[str, ...] = BLOCKING_EFFECTS,
+) -> list[dict[str, Any]]:
     """Taints with a blocking effect that no toleration tolerates."""
     tols = tolerations or []
     return [t for t in taints or [] if t.get("effect") in effects and not any(tolerates(tol, t) for tol in tols)]
@@ -63,8 +66,9 @@ def _match_expression(labels: dict[str, str], expr: dict[str, Any]) -> bool:
     return False
 
 
-def matches_node_affinity(labels: dict[str, str] | None, affinity: dict[str, Any] | None,
-                          node_name: str | None = None) -> bool:
+def matches_node_affinity(
+    labels: dict[str, str] | None, affinity: dict[str, Any] | None, node_name: str | None = None
+) -> bool:
     """Required node affinity: terms are ORed, expressions inside a term ANDed; matchFields supports
     metadata.name. An empty or missing requirement matches every node."""
     required = ((affinity or {}).get("nodeAffinity") or {}).get("requiredDuringSchedulingIgnoredDuringExecution")
@@ -78,8 +82,7 @@ def matches_node_affinity(labels: dict[str, str] | None, affinity: dict[str, Any
         field_exprs = term.get("matchFields") or []
         if not exprs and not field_exprs:
             continue  # an empty term matches nothing
-        if all(_match_expression(labels, e) for e in exprs) and all(
-                _match_expression(fields, e) for e in field_exprs):
+        if all(_match_expression(labels, e) for e in exprs) and all(_match_expression(fields, e) for e in field_exprs):
             return True
     return False
 
@@ -100,9 +103,14 @@ def is_node_unschedulable(node: dict[str, Any]) -> bool:
     return bool((node.get("spec") or {}).get("unschedulable"))
 
 
-def placement_problems(node: dict[str, Any], *, node_selector: dict[str, str] | None = None,
-                       tolerations: list[dict[str, Any]] | None = None, affinity: dict[str, Any] | None = None,
-                       check_state: bool = True) -> list[str]:
+def placement_problems(
+    node: dict[str, Any],
+    *,
+    node_selector: dict[str, str] | None = None,
+    tolerations: list[dict[str, Any]] | None = None,
+    affinity: dict[str, Any] | None = None,
+    check_state: bool = True,
+) -> list[str]:
     """Why a pod with these constraints cannot go to this node (ignoring free resources); empty when it can.
     `check_state=False` ignores readiness and cordoning (for "could it ever fit")."""
     meta = node.get("metadata") or {}
@@ -123,18 +131,27 @@ def placement_problems(node: dict[str, Any], *, node_selector: dict[str, str] | 
     return problems
 
 
-def flavor_matches(flavor: dict[str, Any] | None, *, node_selector: dict[str, str] | None,
-                   affinity: dict[str, Any] | None, tolerations: list[dict[str, Any]] | None) -> list[str]:
+def flavor_matches(
+    flavor: dict[str, Any] | None,
+    *,
+    node_selector: dict[str, str] | None,
+    affinity: dict[str, Any] | None,
+    tolerations: list[dict[str, Any]] | None,
+) -> list[str]:
     """Kueue's flavor check for a PodSet: the flavor's nodeLabels must not contradict the pod's nodeSelector or
     required affinity (only keys the flavor labels are compared), and its nodeTaints must be tolerated unless the
     flavor brings its own tolerations. Returns the problems; empty = compatible."""
     spec = (flavor or {}).get("spec") or {}
     labels: dict[str, str] = spec.get("nodeLabels") or {}
-    problems = [f"nodeSelector {k}={v} conflicts with flavor label {k}={labels[k]}"
-                for k, v in (node_selector or {}).items() if k in labels and labels[k] != v]
+    problems = [
+        f"nodeSelector {k}={v} conflicts with flavor label {k}={labels[k]}"
+        for k, v in (node_selector or {}).items()
+        if k in labels and labels[k] != v
+    ]
     required = ((affinity or {}).get("nodeAffinity") or {}).get("requiredDuringSchedulingIgnoredDuringExecution")
     terms = (required or {}).get("nodeSelectorTerms") or []
     if terms and labels:
+
         def term_ok(term: dict[str, Any]) -> bool:
             exprs = [e for e in term.get("matchExpressions") or [] if e.get("key") in labels]
             return all(_match_expression(labels, e) for e in exprs)

@@ -25,8 +25,9 @@ class ResourceUse(Wire):
     """One resource of one node, in base units (cores, bytes, devices)."""
 
     allocatable: float
-    allocated: float | None = Field(None, description="Sum of requests of bound, non-terminated pods; None when "
-                                                      "pods are not visible.")
+    allocated: float | None = Field(
+        None, description="Sum of requests of bound, non-terminated pods; None when pods are not visible."
+    )
     free: float | None = None
 
 
@@ -82,8 +83,9 @@ class InventoryResponse(Wire):
     models: list[AcceleratorModelSummary] = Field(default_factory=list)
     accelerator_names: list[str] = Field(default_factory=list, description="Accelerator resource names seen.")
     visibility: Visibility = Field(default_factory=Visibility, description="Whether nodes could be read.")
-    pods_visibility: Visibility = Field(default_factory=Visibility,
-                                        description="Whether pods could be read (allocated/free need them).")
+    pods_visibility: Visibility = Field(
+        default_factory=Visibility, description="Whether pods could be read (allocated/free need them)."
+    )
 
 
 class ProfileIdentifier(Wire):
@@ -103,8 +105,9 @@ class HardwareProfileView(Wire):
     display_name: str
     description: str | None = None
     enabled: bool = True
-    visible_in: list[str] = Field(default_factory=list,
-                                  description="opendatahub.io/dashboard-feature-visibility; empty = everywhere.")
+    visible_in: list[str] = Field(
+        default_factory=list, description="opendatahub.io/dashboard-feature-visibility; empty = everywhere."
+    )
     identifiers: list[ProfileIdentifier] = Field(default_factory=list)
     accelerator: str | None = Field(None, description="The first accelerator identifier, if any.")
     scheduling_type: str | None = Field(None, description="Queue | Node | None.")

@@ -17,14 +17,21 @@ class ResourceQuota(Wire):
     borrowing_limit: float | None = Field(None, description="None = unlimited (within the cohort).")
     lending_limit: float | None = Field(None, description="None = all of nominal is lendable.")
     usage: float | None = Field(None, description="Used by admitted workloads (status.flavorsUsage).")
-    reserved: float | None = Field(None, description="Reserved, incl. workloads waiting on admission checks "
-                                                     "(status.flavorsReservation).")
+    reserved: float | None = Field(
+        None, description="Reserved, incl. workloads waiting on admission checks (status.flavorsReservation)."
+    )
     borrowed: float | None = Field(None, description="Amount above nominal (ClusterQueue only).")
-    free: float | None = Field(None, description="max(0, nominal - reserved).")
+    free: float | None = Field(
+        None,
+        description="Own unused nominal quota available now: max(0, nominal - "
+        "reserved), less what cohort members borrowed from it.",
+    )
     borrowable: float | None = Field(None, description="Approximate extra available from the cohort now.")
     available: float | None = Field(None, description="free + borrowable: what a new workload could get now.")
-    max_capacity: float | None = Field(None, description="The most this queue can ever hold: nominal + "
-                                                         "borrowing limit (or the cohort's lendable total).")
+    max_capacity: float | None = Field(
+        None,
+        description="The most this queue can ever hold: nominal + borrowing limit (or the cohort's lendable total).",
+    )
 
 
 class FlavorQuota(Wire):
@@ -47,8 +54,9 @@ class QueueView(Wire):
     pending_workloads: int = 0
     reserving_workloads: int = 0
     admitted_workloads: int = 0
-    flavors: list[FlavorQuota] = Field(default_factory=list, description="ClusterQueue quota when visible, else "
-                                                                       "the LocalQueue's own usage.")
+    flavors: list[FlavorQuota] = Field(
+        default_factory=list, description="ClusterQueue quota when visible, else the LocalQueue's own usage."
+    )
     cluster_queue_visibility: Visibility = Field(default_factory=Visibility)
     cohort: str | None = None
     queueing_strategy: str | None = None
@@ -60,6 +68,7 @@ class QueueView(Wire):
 
 class QueuesResponse(Wire):
     queues: list[QueueView] = Field(default_factory=list)
-    default_queue: str | None = Field(None, description="LocalQueue named `default`, else the one annotated "
-                                                        "kueue.x-k8s.io/default-queue=true.")
+    default_queue: str | None = Field(
+        None, description="LocalQueue named `default`, else the one annotated kueue.x-k8s.io/default-queue=true."
+    )
     visibility: Visibility = Field(default_factory=Visibility, description="Whether LocalQueues could be read.")

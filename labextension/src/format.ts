@@ -96,8 +96,19 @@ export function connectionRows(state: AccelState): IRow[] {
     ['server_version', 'Server extension', state.info.version]
   ];
   return rows
-    .filter(([, , value]) => value !== null && value !== undefined && value !== '' && value !== 'none')
-    .map(([key, label, value]) => ({ key, label, value: value as string, tone: 'neutral' }));
+    .filter(
+      ([, , value]) =>
+        value !== null &&
+        value !== undefined &&
+        value !== '' &&
+        value !== 'none'
+    )
+    .map(([key, label, value]) => ({
+      key,
+      label,
+      value: value as string,
+      tone: 'neutral'
+    }));
 }
 
 /**
@@ -108,7 +119,7 @@ export function apiRows(
   capabilities: Capabilities | undefined,
   connected: boolean
 ): IRow[] {
-  const apis: ApiAvailability = capabilities?.apis ?? {};
+  const apis: Partial<ApiAvailability> = capabilities?.apis ?? {};
   return (Object.keys(API_LABELS) as Array<keyof ApiAvailability>).map(key => {
     const version = apis[key];
     if (version) {
@@ -124,9 +135,7 @@ export function apiRows(
 }
 
 /** "list ray.io/rayclusters", allowed or not, with the reason when denied. */
-export function permissionRows(
-  permissions: Permission[] | undefined
-): IRow[] {
+export function permissionRows(permissions: Permission[] | undefined): IRow[] {
   return (permissions ?? []).map(p => {
     const resource = p.group ? `${p.group}/${p.resource}` : p.resource;
     const label = `${p.verb} ${resource}`;

@@ -3,7 +3,7 @@
  * one `AccelState` that views render. It knows nothing about widgets.
  */
 import { IDisposable } from '@lumino/disposable';
-import { Poll } from '@lumino/polling';
+import { IPoll, Poll } from '@lumino/polling';
 import { ISignal, Signal } from '@lumino/signaling';
 
 import { AccelAPIError, InfoResponse } from './api';
@@ -152,7 +152,7 @@ export namespace AccelModel {
   }
 }
 
-function frequency(timing: IPollTiming): Poll.Frequency {
+function frequency(timing: IPollTiming): IPoll.Frequency {
   const interval = Math.max(1, timing.refreshInterval) * 1000;
   return {
     interval,

@@ -89,7 +89,7 @@ class AccelStatusView extends ReactWidget {
   constructor(private readonly _model: AccelModel) {
     super();
     this.addClass('jp-accel-body');
-    this._model.stateChanged.connect(() => this.update(), this);
+    this._model.stateChanged.connect(this._onStateChanged, this);
   }
 
   set showPermissions(value: boolean) {
@@ -100,7 +100,7 @@ class AccelStatusView extends ReactWidget {
   }
 
   dispose(): void {
-    this._model.stateChanged.disconnect(this.update, this);
+    this._model.stateChanged.disconnect(this._onStateChanged, this);
     super.dispose();
   }
 
@@ -111,6 +111,10 @@ class AccelStatusView extends ReactWidget {
         showPermissions={this._showPermissions}
       />
     );
+  }
+
+  private _onStateChanged(): void {
+    this.update();
   }
 
   private _showPermissions = true;

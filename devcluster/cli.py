@@ -1,0 +1,177 @@
+"""`python -m devcluster up|down|status|env|build` — the dev cluster from a shell (demo and development)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from .cluster import DEMO_RUN_DIR, STATE_FILE, Cluster, StartError
+from .versions import HERE, built
+
+
+def _run_dir(args) -> Path:
+    return Path(args.run_dir or os.environ.get("JA_DEVCLUSTER_RUNDIR") or DEMO_RUN_DIR)
+
+
+def env_lines(cluster: Cluster) -> list[str]:
+    kubectl_dir = built("kube-apiserver").bin_dir
+    lines = [
+        f"export JA_DEVCLUSTER_RUNDIR={shlex.quote(str(cluster.run))}",
+        f"export KUBECONFIG_ADMIN={shlex.quote(str(cluster.kubeconfig('admin')))}",
+        f"export KUBECONFIG_QUEUE_VIEWER={shlex.quote(str(cluster.kubeconfig('queue-viewer')))}",
+        f"export KUBECONFIG_NOTEBOOK_USER={shlex.quote(str(cluster.kubeconfig('notebook-user')))}",
+        "# the notebook user is the default identity (namespace team-a):",
+        f"export KUBECONFIG={shlex.quote(str(cluster.kubeconfig('notebook-user')))}",
+    ]
+    if kubectl_dir:
+        lines.append(f'export PATH={shlex.quote(str(kubectl_dir))}:"$PATH"   # kubectl')
+    return lines
+
+
+def cmd_up(args) -> int:
+    run = _run_dir(args)
+    if (run / STATE_FILE).exists():
+        old = Cluster.attach(run)
+        if old.is_healthy():
+            print(f"devcluster already running in {run}", file=sys.stderr)
+            print("\n".join(env_lines(old)))
+            return 0
+        old.stop(remove=True)  # leftovers of a crashed run: stop them before reusing the directory
+    cluster = Cluster(run, fixed_ports=args.fixed_ports)
+    if args.foreground:
+        cluster.stop_on_exit()
+        signal.signal(signal.SIGINT, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt))
+    t0 = time.monotonic()
+    try:
+        cluster.start(timeout=args.timeout)
+    except (StartError, RuntimeError, TimeoutError, OSError) as exc:
+        print(f"devcluster: start failed ({time.monotonic() - t0:.1f}s): {exc}", file=sys.stderr)
+        print(f"devcluster: logs kept in {run}/logs", file=sys.stderr)
+        return 1
+    print("\n".join(cluster.describe()), file=sys.stderr)
+    print(
+        f"devcluster: up in {time.monotonic() - t0:.1f}s, {cluster.rss_bytes() / 2**20:.0f} MiB resident",
+        file=sys.stderr,
+    )
+    print("\n".join(env_lines(cluster)))
+    if not args.foreground:
+        print(f"# stop with: python -m devcluster down --run-dir {shlex.quote(str(run))}", file=sys.stderr)
+        return 0
+    print("devcluster: running; Ctrl-C stops it", file=sys.stderr)
+    try:
+        while all(r.alive() for r in cluster.recorded.values()):
+            time.sleep(1)
+        dead = [n for n, r in cluster.recorded.items() if not r.alive()]
+        print(f"devcluster: component(s) exited: {dead}; stopping", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("devcluster: stopping", file=sys.stderr)
+        return 0
+    finally:
+        cluster._stop_once()
+
+
+def cmd_down(args) -> int:
+    run = _run_dir(args)
+    try:
+        cluster = Cluster.attach(run)
+    except FileNotFoundError as exc:
+        print(f"devcluster: {exc}", file=sys.stderr)
+        return 1
+    alive = [n for n, r in cluster.recorded.items() if r.alive()]
+    cluster.stop(remove=not args.keep)
+    print(f"devcluster: stopped {len(alive)} process group(s) from {run}")
+    return 0
+
+
+def cmd_status(args) -> int:
+    run = _run_dir(args)
+    try:
+        cluster = Cluster.attach(run)
+    except FileNotFoundError as exc:
+        print(f"devcluster: {exc}")
+        return 1
+    healthy = cluster.is_healthy()
+    print(f"devcluster: phase={cluster.phase} healthy={healthy}")
+    print("\n".join(cluster.describe()))
+    for name, rec in cluster.recorded.items():
+        print(f"  {name:24s} pid {rec.pid:<7d} {'alive' if rec.alive() else 'DEAD'}")
+    print(f"  ports: {cluster.ports}")
+    if healthy:
+        print(f"  resident memory: {cluster.rss_bytes() / 2**20:.0f} MiB; start-up timings (s): {cluster.timings}")
+    return 0 if healthy else 1
+
+
+def cmd_env(args) -> int:
+    try:
+        cluster = Cluster.attach(_run_dir(args))
+    except FileNotFoundError as exc:
+        print(f"devcluster: {exc}", file=sys.stderr)
+        return 1
+    print("\n".join(env_lines(cluster)))
+    return 0
+
+
+def cmd_build(args) -> int:
+    return subprocess.call(["bash", str(HERE / "build.sh"), *args.components])
+
+
+def cmd_reap(args) -> int:
+    """Hidden: wait for the owner process to go away, then stop its cluster if it is still there."""
+    owner, run = int(args.owner), Path(args.run_dir)
+    while True:
+        state = run / STATE_FILE
+        if not state.exists():
+            return 0
+        try:
+            cluster = Cluster.attach(run)
+        except (FileNotFoundError, ValueError):
+            return 0
+        if cluster.phase == "stopped":
+            return 0
+        try:
+            os.kill(owner, 0)
+        except ProcessLookupError:
+            cluster.stop()
+            return 0
+        time.sleep(1)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m devcluster", description=__doc__)
+    sub = parser.add_subparsers(dest="cmd", required=True)
+    up = sub.add_parser("up", help="start, seed and wait for readiness (detached unless --foreground)")
+    up.add_argument("--foreground", action="store_true", help="stay attached; Ctrl-C tears the cluster down")
+    up.add_argument("--fixed-ports", action="store_true", help="apiserver on 127.0.0.1:6443 etc. (demo)")
+    up.add_argument("--timeout", type=float, default=120, help="seconds to wait for each readiness step")
+    for name, helptext in (
+        ("down", "stop the cluster recorded in the run directory"),
+        ("status", "show processes, ports, components"),
+        ("env", "print export lines (KUBECONFIG for the notebook user, admin, queue-viewer)"),
+    ):
+        p = sub.add_parser(name, help=helptext)
+        if name == "down":
+            p.add_argument("--keep", action="store_true", help="keep the run directory (logs)")
+    for p in sub.choices.values():
+        p.add_argument("--run-dir", help=f"run directory (default $JA_DEVCLUSTER_RUNDIR or {DEMO_RUN_DIR})")
+    build = sub.add_parser("build", help="build the binaries into the cache (wraps devcluster/build.sh)")
+    build.add_argument("components", nargs="*")
+    reap = sub.add_parser("_reap")
+    reap.add_argument("owner")
+    reap.add_argument("run_dir")
+    args = parser.parse_args(argv)
+    handler = {
+        "up": cmd_up,
+        "down": cmd_down,
+        "status": cmd_status,
+        "env": cmd_env,
+        "build": cmd_build,
+        "_reap": cmd_reap,
+    }[args.cmd]
+    return handler(args)

@@ -1,0 +1,610 @@
+"""Start, seed, check and stop the dev cluster. Used by the CLI (`python -m devcluster`) and the pytest plugin.
+
+Every process is started by this module in its own process group and recorded (pid + start time) in
+<run>/state.json, so `down` in another shell stops exactly those processes and nothing else.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+from . import manifests, pki
+from .process import Process, Recorded
+from .rest import ApiError, Rest, insecure_context, tls_context
+from .versions import DATA, Built, built, declared, versions
+
+STATE_FILE = "state.json"
+DEMO_RUN_DIR = Path.home() / ".local/state/jupyter-accel/devcluster"
+# Host listeners (all on 127.0.0.1). --fixed-ports uses these; otherwise free ports are chosen at start.
+FIXED_PORTS = {
+    "etcd": 2379,
+    "etcd-peer": 2380,
+    "apiserver": 6443,
+    "kube-controller-manager": 10257,
+    "kube-scheduler": 10259,
+    "kwok": 10247,
+    "kueue-webhook": 19443,
+    "kueue-health": 18081,
+    "kueue-visibility": 18082,
+}
+# Listeners inside each operator's own network namespace (only `lo` exists there, so no collisions).
+SANDBOX_PORTS = {"metrics": 8080, "health": 8081, "webhook": 9443}
+OPERATORS = ("kuberay", "training-operator")
+# Stop order: operators first (while the apiserver still answers), the datastore last.
+STOP_ORDER = (
+    "training-operator",
+    "kuberay",
+    "kueue",
+    "apiserver-bridge",
+    "kwok",
+    "kube-scheduler",
+    "kube-controller-manager",
+    "kube-apiserver",
+    "etcd",
+)
+# Kueue keeps a metrics cert and visibility cert at these hard-coded paths (see pki.ensure_self_signed).
+KUEUE_HOST_CERT_DIRS = {Path("/etc/kueue/metrics/certs"): "kueue-metrics", Path("/visibility"): "kueue-visibility"}
+
+
+def free_ports(names: list[str]) -> dict[str, int]:
+    """Distinct free loopback ports (all sockets held open until every port is chosen)."""
+    socks = []
+    try:
+        for _ in names:
+            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            s.bind(("127.0.0.1", 0))
+            socks.append(s)
+        return {n: s.getsockname()[1] for n, s in zip(names, socks, strict=True)}
+    finally:
+        for s in socks:
+            s.close()
+
+
+def http_ok(url: str, ctx=None, timeout: float = 2) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=timeout, context=ctx) as resp:
+            return resp.status == 200
+    except OSError:
+        return False
+
+
+class StartError(RuntimeError):
+    pass
+
+
+class Cluster:
+    """One dev cluster: a run directory with PKI, logs, etcd data and state.json, plus its processes."""
+
+    def __init__(self, run_dir: Path | str | None = None, *, fixed_ports: bool = False) -> None:
+        self.run = Path(run_dir) if run_dir else Path(tempfile.mkdtemp(prefix="ja-devcluster."))
+        self.fixed_ports = fixed_ports
+        self.ports: dict[str, int] = {}
+        self.procs: dict[str, Process] = {}
+        self.recorded: dict[str, Recorded] = {}
+        self.components: dict[str, dict] = {}
+        self.timings: dict[str, float] = {}
+        self.started_at = 0.0
+        self._admin: Rest | None = None
+        self._owned = False  # True when this object started the processes (and must stop them)
+
+    # ---- paths and clients ---------------------------------------------------------------------------
+
+    @property
+    def pki_dir(self) -> Path:
+        return self.run / "pki"
+
+    @property
+    def server(self) -> str:
+        return f"https://127.0.0.1:{self.ports['apiserver']}"
+
+    def kubeconfig(self, identity: str = "notebook-user", token: bool = False) -> Path:
+        """Path of the kubeconfig of an identity in pki.IDENTITIES (token=True: bearer-token variant)."""
+        if identity not in pki.IDENTITIES:
+            raise ValueError(f"identity {identity!r} unknown; allowed: {sorted(pki.IDENTITIES)}")
+        if token and identity not in pki.TOKEN_USERS:
+            raise ValueError(f"identity {identity!r} has no token; allowed: {list(pki.TOKEN_USERS)}")
+        return self.pki_dir / f"{identity}{'-token' if token else ''}.kubeconfig"
+
+    def api_client(self, identity: str = "notebook-user"):
+        """A `kubernetes.client.ApiClient` authenticated as `identity`."""
+        from kubernetes import config as kconfig  # only the tests and CLI users need the client library
+
+        return kconfig.new_client_from_config(str(self.kubeconfig(identity)))
+
+    def rest(self, identity: str = "admin") -> Rest:
+        ctx = tls_context(self.pki_dir / "ca.crt", self.pki_dir / f"{identity}.crt", self.pki_dir / f"{identity}.key")
+        return Rest(self.server, ctx)
+
+    @property
+    def admin(self) -> Rest:
+        if self._admin is None:
+            self._admin = self.rest("admin")
+        return self._admin
+
+    def pids(self) -> dict[str, int]:
+        return {name: rec.pid for name, rec in self.recorded.items() if rec.alive()}
+
+    def all_pids(self) -> list[int]:
+        """Every process of the cluster: the recorded group leaders and all members of their groups."""
+        groups = set(self.pids().values())
+        out = []
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                try:
+                    if os.getpgid(int(entry)) in groups:
+                        out.append(int(entry))
+                except OSError:
+                    pass
+        return sorted(out)
+
+    def rss_bytes(self) -> int:
+        total = 0
+        for pid in self.all_pids():
+            try:
+                for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                    if line.startswith("VmRSS:"):
+                        total += int(line.split()[1]) * 1024
+            except OSError:
+                pass
+        return total
+
+    # ---- state file ----------------------------------------------------------------------------------
+
+    def _write_state(self, phase: str) -> None:
+        state = {
+            "phase": phase,
+            "run_dir": str(self.run),
+            "started_at": self.started_at,
+            "ports": self.ports,
+            "processes": {n: {"pid": r.pid, "ticks": r.ticks} for n, r in self.recorded.items()},
+            "components": self.components,
+            "timings": self.timings,
+            "owner_pid": os.getpid(),
+            "kubeconfigs": {n: str(self.kubeconfig(n)) for n in pki.IDENTITIES},
+        }
+        tmp = self.run / (STATE_FILE + ".tmp")
+        tmp.write_text(json.dumps(state, indent=1))
+        tmp.replace(self.run / STATE_FILE)
+
+    @classmethod
+    def attach(cls, run_dir: Path | str) -> Cluster:
+        """A handle on a cluster started elsewhere (another shell or process), from its state file."""
+        run = Path(run_dir)
+        path = run / STATE_FILE
+        if not path.is_file():
+            raise FileNotFoundError(f"no dev cluster state at {path}")
+        state = json.loads(path.read_text())
+        self = cls(run)
+        self.ports = state["ports"]
+        self.components = state.get("components", {})
+        self.timings = state.get("timings", {})
+        self.started_at = state.get("started_at", 0.0)
+        self.phase = state.get("phase")
+        self.recorded = {n: Recorded(n, p["pid"], p["ticks"]) for n, p in state.get("processes", {}).items()}
+        return self
+
+    def is_healthy(self) -> bool:
+        """All recorded processes alive and the API server ready."""
+        if not self.recorded or not all(r.alive() for r in self.recorded.values()):
+            return False
+        try:
+            return self.admin.get("/readyz?verbose=false") is not None
+        except (OSError, ApiError):
+            return False
+
+    # ---- start ---------------------------------------------------------------------------------------
+
+    def start(self, *, timeout: float = 120) -> None:
+        """Start every declared component, seed the data files and wait until each part is ready."""
+        t0 = self.started_at = time.time()
+        self.run.mkdir(parents=True, exist_ok=True)
+        (self.run / "logs").mkdir(exist_ok=True)
+        self._owned = True
+        try:
+            self._start(timeout)
+        except BaseException:
+            self._write_state("failed")
+            self.stop(remove=False)
+            raise
+        self.timings["total"] = round(time.time() - t0, 1)
+        self._write_state("running")
+
+    def _mark(self, what: str, t0: float) -> None:
+        self.timings[what] = round(time.time() - t0, 1)
+
+    def _preflight(self) -> dict[str, Built]:
+        decl = declared()
+        found: dict[str, Built] = {}
+        problems = []
+        for name, d in decl.items():
+            b = built(name)
+            ver = b.version
+            if not d.present:
+                self.components[name] = {"state": "absent", "version": ver, "detail": d.reason}
+                continue
+            if b.bin_dir is None:
+                problems.append(f"{name}: declared present in components.toml but {b.error}")
+                self.components[name] = {"state": "failed", "version": ver, "detail": b.error}
+                continue
+            found[name] = b
+            self.components[name] = {"state": "starting", "version": ver, "detail": ""}
+        for core in ("etcd", "kube-apiserver"):
+            if core not in found:
+                problems.append(f"{core} is required for any cluster")
+        if "kueue" in found:
+            for directory, cn in KUEUE_HOST_CERT_DIRS.items():
+                pki.ensure_self_signed(directory, cn)
+        if any(op in found for op in OPERATORS) and not shutil.which("socat"):
+            problems.append("socat is needed for the operators' loopback sandbox (apt-get install socat)")
+        if problems:
+            raise StartError("dev cluster cannot start:\n  " + "\n  ".join(problems))
+        return found
+
+    def _spawn(self, name: str, argv: list[str], env: dict[str, str] | None = None) -> Process:
+        proc = Process(name, argv, self.run / "logs", env)
+        self.recorded[name] = proc.start()
+        self.procs[name] = proc
+        self._write_state("starting")
+        return proc
+
+    def _wait(self, what: str, check, procs: tuple[str, ...], timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            for name in procs:
+                self.procs[name].check_alive()
+            try:
+                if check():
+                    return
+            except (OSError, ApiError):
+                pass
+            time.sleep(0.2)
+        tails = "\n".join(f"--- {n}:\n{self.procs[n].tail()}" for n in procs)
+        raise StartError(f"timed out after {timeout:.0f}s waiting for {what}\n{tails}")
+
+    def _start(self, timeout: float) -> None:
+        t0 = time.time()
+        found = self._preflight()
+        self.ports = dict(FIXED_PORTS) if self.fixed_ports else free_ports(list(FIXED_PORTS))
+        pki.generate(self.pki_dir, self.server)
+        self._mark("pki", t0)
+        p = self.pki_dir
+        run = self.run
+
+        # 1. etcd (data on disk; --unsafe-no-fsync makes that fast enough and avoids small tmpfs limits)
+        self._spawn("etcd", [
+            str(found["etcd"].binary("etcd")), "--name=devcluster", f"--data-dir={run / 'etcd'}",
+            f"--listen-client-urls=http://127.0.0.1:{self.ports['etcd']}",
+            f"--advertise-client-urls=http://127.0.0.1:{self.ports['etcd']}",
+            f"--listen-peer-urls=http://127.0.0.1:{self.ports['etcd-peer']}",
+            f"--initial-advertise-peer-urls=http://127.0.0.1:{self.ports['etcd-peer']}",
+            f"--initial-cluster=devcluster=http://127.0.0.1:{self.ports['etcd-peer']}",
+            "--listen-metrics-urls=", "--unsafe-no-fsync=true", "--log-level=warn",
+        ])  # fmt: skip
+
+        # 2. kube-apiserver, with the aggregation layer configured (front-proxy CA) for Kueue's visibility API
+        self._spawn("kube-apiserver", [
+            str(found["kube-apiserver"].binary("kube-apiserver")),
+            f"--etcd-servers=http://127.0.0.1:{self.ports['etcd']}",
+            "--bind-address=127.0.0.1", "--advertise-address=127.0.0.1", f"--secure-port={self.ports['apiserver']}",
+            f"--tls-cert-file={p / 'apiserver.crt'}", f"--tls-private-key-file={p / 'apiserver.key'}",
+            f"--client-ca-file={p / 'ca.crt'}", f"--token-auth-file={p / 'tokens.csv'}",
+            "--authorization-mode=Node,RBAC",
+            "--service-account-issuer=https://kubernetes.default.svc.cluster.local",
+            f"--service-account-key-file={p / 'sa.pub'}", f"--service-account-signing-key-file={p / 'sa.key'}",
+            "--service-cluster-ip-range=10.0.0.0/24", "--allow-privileged=true",
+            "--disable-admission-plugins=ServiceAccount",
+            "--kubelet-preferred-address-types=InternalIP,Hostname",
+            f"--kubelet-client-certificate={p / 'kubelet-client.crt'}",
+            f"--kubelet-client-key={p / 'kubelet-client.key'}",
+            f"--requestheader-client-ca-file={p / 'front-proxy-ca.crt'}",
+            "--requestheader-allowed-names=front-proxy-client",
+            "--requestheader-username-headers=X-Remote-User", "--requestheader-group-headers=X-Remote-Group",
+            "--requestheader-extra-headers-prefix=X-Remote-Extra-",
+            f"--proxy-client-cert-file={p / 'front-proxy-client.crt'}",
+            f"--proxy-client-key-file={p / 'front-proxy-client.key'}",
+            # 1.37 refuses a loopback advertise address for the `kubernetes` Service endpoints; nothing in
+            # this cluster dials that Service, so the reconciler is off.
+            "--endpoint-reconciler-type=none",
+            "--enable-priority-and-fairness=false", "--profiling=false", "--v=1",
+        ])  # fmt: skip
+        self._wait(
+            "etcd /health",
+            lambda: http_ok(f"http://127.0.0.1:{self.ports['etcd']}/health"),
+            ("etcd",),
+            timeout,
+        )
+        self._mark("etcd", t0)
+        self._wait("kube-apiserver /readyz", lambda: self.admin.get("/readyz"), ("etcd", "kube-apiserver"), timeout)
+        self._mark("kube-apiserver", t0)
+
+        # 3. kube-controller-manager and kube-scheduler (readiness checked later, they start in parallel)
+        self._start_controlplane(found)
+
+        # 4. namespaces, RBAC, CRDs (Kueue conversion webhooks only when Kueue runs)
+        for obj in manifests.data("namespaces.yaml") + manifests.data("rbac.yaml"):
+            self.admin.apply(obj)
+        ca_pem = (p / "ca.crt").read_bytes()
+        crds = manifests.kueue_crds(self.ports["kueue-webhook"] if "kueue" in found else None, ca_pem)
+        crds += manifests.ray_crds() + manifests.training_crds() + manifests.project_crds()
+        for crd in crds:
+            self.admin.apply(crd)
+
+        # 5. kwok, then the fake nodes
+        if "kwok" in found:
+            self._start_kwok(found["kwok"])
+            for node in manifests.data("nodes.yaml"):
+                self.admin.apply(node)
+                self.admin.apply_status(node)
+
+        def established() -> bool:
+            for crd in crds:
+                got = self.admin.get(f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{crd['metadata']['name']}")
+                conds = {c["type"]: c["status"] for c in got.get("status", {}).get("conditions", [])}
+                if conds.get("Established") != "True":
+                    return False
+            return True
+
+        self._wait("CRDs Established", established, ("kube-apiserver",), timeout)
+        self._mark("crds", t0)
+        for obj in manifests.data("hardware-profiles.yaml"):
+            self.admin.apply(obj)
+
+        # 6.-8. Kueue (needs every integration CRD first) and the operators in their sandboxes
+        if "kueue" in found:
+            self._start_kueue(found["kueue"])
+        if any(op in found for op in OPERATORS):
+            sock = run / "apiserver.sock"
+            self._spawn("apiserver-bridge", [
+                "socat", f"UNIX-LISTEN:{sock},fork,mode=600", f"TCP:127.0.0.1:{self.ports['apiserver']}",
+            ])  # fmt: skip
+            self._wait("apiserver bridge socket", sock.exists, ("apiserver-bridge",), 10)
+        if "kuberay" in found:
+            self._start_sandboxed("kuberay", [
+                str(found["kuberay"].binary("ray-operator")), f"--kubeconfig={p / 'kuberay.kubeconfig'}",
+                "--enable-leader-election=false",
+                f"--metrics-addr=127.0.0.1:{SANDBOX_PORTS['metrics']}",
+                f"--health-probe-bind-address=127.0.0.1:{SANDBOX_PORTS['health']}",
+                "--watch-namespace=team-a,team-b",
+            ], {})  # fmt: skip
+        if "training-operator" in found:
+            self._start_sandboxed("training-operator", [
+                str(found["training-operator"].binary("training-operator.v1")),
+                f"--kubeconfig={p / 'training-operator.kubeconfig'}", "--enable-scheme=pytorchjob",
+                "--leader-elect=false",
+                f"--metrics-bind-address=127.0.0.1:{SANDBOX_PORTS['metrics']}",
+                f"--health-probe-bind-address=127.0.0.1:{SANDBOX_PORTS['health']}",
+                f"--webhook-server-port={SANDBOX_PORTS['webhook']}",
+            ], {"MY_POD_NAMESPACE": "kubeflow"})  # fmt: skip
+
+        # readiness, in start order (they have all been coming up concurrently)
+        for name in ("kube-controller-manager", "kube-scheduler"):
+            if name in found:
+                url = f"https://127.0.0.1:{self.ports[name]}/healthz"
+                self._wait(f"{name} /healthz", lambda u=url: http_ok(u, insecure_context()), (name,), timeout)
+                self._ready(name, t0)
+        if "kwok" in found:
+            self._wait("fake nodes Ready with their allocatable", self._nodes_ready, ("kwok",), timeout)
+            self._ready("kwok", t0)
+        if "kueue" in found:
+            self._seed_kueue(timeout, t0)
+        for op in OPERATORS:
+            if op in found:
+                self._wait(f"{op} /readyz (in its sandbox)", lambda o=op: self._sandbox_ready(o), (op,), timeout)
+                self._ready(op, t0)
+        for name in ("etcd", "kube-apiserver"):
+            self.components[name]["state"] = "running"
+        self._write_state("running")
+
+    def _ready(self, name: str, t0: float) -> None:
+        self.components[name]["state"] = "running"
+        self._mark(name, t0)
+        self._write_state("starting")
+
+    def _start_controlplane(self, found: dict[str, Built]) -> None:
+        p = self.pki_dir
+        for name, extra in (
+            ("kube-controller-manager", [
+                f"--root-ca-file={p / 'ca.crt'}", f"--service-account-private-key-file={p / 'sa.key'}",
+                "--use-service-account-credentials=false", "--kube-api-qps=100", "--kube-api-burst=200",
+            ]),
+            ("kube-scheduler", []),
+        ):  # fmt: skip
+            if name not in found:
+                continue
+            kc = p / f"{name}.kubeconfig"
+            self._spawn(name, [
+                str(found[name].binary(name)), f"--kubeconfig={kc}",
+                f"--authentication-kubeconfig={kc}", f"--authorization-kubeconfig={kc}",
+                "--authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics",
+                "--bind-address=127.0.0.1", f"--secure-port={self.ports[name]}", "--leader-elect=false",
+                f"--cert-dir={self.run / name}", "--v=1", *extra,
+            ])  # fmt: skip
+
+    def _start_kwok(self, b: Built) -> None:
+        p, port = self.pki_dir, self.ports["kwok"]
+        configs = [f"--config={c}" for c in manifests.kwok_configs(self.run)]
+        self._spawn("kwok", [
+            str(b.binary("kwok")), f"--kubeconfig={p / 'kwok.kubeconfig'}", *configs,
+            "--manage-all-nodes=false", "--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake",
+            # Node and pod IPs are loopback, so anything that ever dialled one would stay on this machine.
+            "--node-name=localhost", "--node-ip=127.0.0.1", "--cidr=127.20.0.0/16",
+            f"--node-port={port}", f"--server-address=127.0.0.1:{port}",
+            f"--tls-cert-file={p / 'kwok.crt'}", f"--tls-private-key-file={p / 'kwok.key'}",
+            "--node-lease-duration-seconds=40",
+        ], {"KWOK_WORKDIR": str(self.run / "kwok-home")})  # fmt: skip
+
+    def _nodes_ready(self) -> bool:
+        want = {n["metadata"]["name"]: n["status"]["allocatable"] for n in manifests.data("nodes.yaml")}
+        items = {n["metadata"]["name"]: n for n in self.admin.get("/api/v1/nodes")["items"]}
+        for name, alloc in want.items():
+            node = items.get(name)
+            if node is None:
+                return False
+            conds = {c["type"]: c["status"] for c in node.get("status", {}).get("conditions", [])}
+            if conds.get("Ready") != "True" or node["status"].get("allocatable") != alloc:
+                return False
+        return True
+
+    def _start_kueue(self, b: Built) -> None:
+        certs = self.run / "kueue-webhook"
+        certs.mkdir(exist_ok=True)
+        shutil.copy(self.pki_dir / "kueue-webhook.crt", certs / "tls.crt")
+        shutil.copy(self.pki_dir / "kueue-webhook.key", certs / "tls.key")
+        cfg = self.run / "kueue.yaml"
+        cfg.write_text(json.dumps(manifests.kueue_config(self.run, self.ports), indent=1))
+        self._spawn("kueue", [
+            str(b.binary("kueue")), f"--kubeconfig={self.pki_dir / 'kueue.kubeconfig'}", f"--config={cfg}",
+            "--zap-log-level=2",
+        ])  # fmt: skip
+
+    def _seed_kueue(self, timeout: float, t0: float) -> None:
+        health = f"http://127.0.0.1:{self.ports['kueue-health']}/readyz"
+        self._wait("kueue /readyz", lambda: http_ok(health), ("kueue",), timeout)
+        ca_pem = (self.pki_dir / "ca.crt").read_bytes()
+        for hook in manifests.kueue_webhooks(self.ports["kueue-webhook"], ca_pem):
+            self.admin.apply(hook)
+        probe = {
+            "apiVersion": "kueue.x-k8s.io/v1beta2",
+            "kind": "ClusterQueue",
+            "metadata": {"name": "devcluster-webhook-probe"},
+            "spec": {"resourceGroups": []},
+        }
+        # A dry-run create goes through Kueue's mutating and validating ClusterQueue hooks: proves the
+        # apiserver -> 127.0.0.1 webhook TLS path.
+        self._wait(
+            "Kueue webhooks answering (dry-run ClusterQueue create)",
+            lambda: self.admin.request("POST", "/apis/kueue.x-k8s.io/v1beta2/clusterqueues?dryRun=All", probe),
+            ("kueue",),
+            timeout,
+        )
+        for obj in manifests.data("kueue-queues.yaml"):
+            self.admin.apply(obj)
+        for obj in manifests.kueue_visibility(self.ports["kueue-visibility"]):
+            self.admin.apply(obj)
+
+        def active() -> bool:
+            for obj in manifests.data("kueue-queues.yaml"):
+                if obj["kind"] not in ("ClusterQueue", "LocalQueue"):
+                    continue
+                got = self.admin.get(self.admin.path(obj["apiVersion"], obj["kind"], obj["metadata"].get("namespace"),
+                                                     obj["metadata"]["name"]))  # fmt: skip
+                conds = {c["type"]: c["status"] for c in got.get("status", {}).get("conditions", [])}
+                if conds.get("Active") != "True":
+                    return False
+            for v in manifests.VISIBILITY_API_VERSIONS:
+                got = self.admin.get(f"/apis/apiregistration.k8s.io/v1/apiservices/{v}.visibility.kueue.x-k8s.io")
+                conds = {c["type"]: c["status"] for c in got.get("status", {}).get("conditions", [])}
+                if conds.get("Available") != "True":
+                    return False
+            return True
+
+        self._wait("ClusterQueues/LocalQueues Active and visibility APIService Available", active, ("kueue",), timeout)
+        self._ready("kueue", t0)
+
+    def _start_sandboxed(self, name: str, argv: list[str], env: dict[str, str]) -> None:
+        """Run an operator in a network namespace of its own that has only `lo`: whatever it listens on or
+        dials stays inside. A socat inside relays its API-server port to the host bridge's UNIX socket."""
+        port, sock = self.ports["apiserver"], self.run / "apiserver.sock"
+        script = (
+            "ip link set lo up || exit 1; "
+            f"socat TCP-LISTEN:{port},bind=127.0.0.1,reuseaddr,fork UNIX-CONNECT:{sock} & "
+            'exec "$@"'
+        )
+        self._spawn(name, ["unshare", "--net", "--fork", "--kill-child", "--", "sh", "-c", script, name, *argv], env)
+
+    def sandbox_exec(self, name: str, argv: list[str], timeout: float = 10) -> subprocess.CompletedProcess:
+        """Run a command inside an operator's network namespace (readiness probes, tests)."""
+        return subprocess.run(
+            ["nsenter", f"--target={self.recorded[name].pid}", "--net", "--", *argv],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
+
+    def _sandbox_ready(self, name: str) -> bool:
+        url = f"http://127.0.0.1:{SANDBOX_PORTS['health']}/readyz"
+        code = f"import urllib.request as u; u.urlopen({url!r}, timeout=2)"
+        return self.sandbox_exec(name, [sys.executable, "-c", code]).returncode == 0
+
+    # ---- stop ----------------------------------------------------------------------------------------
+
+    def stop(self, *, remove: bool | None = None) -> None:
+        """Delete Kueue's webhook configurations (so nothing stays blocked), then stop every process group in
+        STOP_ORDER. The run directory is removed unless `remove` is False or JA_DEVCLUSTER_KEEP=1."""
+        alive = {n for n, r in self.recorded.items() if r.alive()}
+        if {"kube-apiserver", "etcd"} <= alive:
+            for name in manifests.KUEUE_WEBHOOK_CONFIGS:
+                kind = "MutatingWebhookConfiguration" if "mutating" in name else "ValidatingWebhookConfiguration"
+                try:
+                    self.admin.delete("admissionregistration.k8s.io/v1", kind, name)
+                except (OSError, ApiError):
+                    pass
+        order = [n for n in STOP_ORDER if n in self.recorded] + [n for n in self.recorded if n not in STOP_ORDER]
+        for name in order:
+            self.recorded[name].stop(grace=10)
+        if (self.run / STATE_FILE).exists():
+            self._write_state("stopped")
+        if remove is None:
+            remove = os.environ.get("JA_DEVCLUSTER_KEEP") != "1"
+        if remove:
+            shutil.rmtree(self.run, ignore_errors=True)
+
+    def stop_on_exit(self) -> None:
+        """Stop on interpreter exit and on SIGTERM/SIGHUP (e.g. an interrupted test run)."""
+        atexit.register(self._stop_once)
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            previous = signal.getsignal(sig)
+
+            def handler(signum, frame, previous=previous):
+                self._stop_once()
+                if callable(previous):
+                    previous(signum, frame)
+                else:
+                    raise SystemExit(128 + signum)
+
+            signal.signal(sig, handler)
+
+    def _stop_once(self) -> None:
+        if self._owned:
+            self._owned = False
+            self.stop()
+
+    def start_reaper(self) -> None:
+        """A detached watchdog that stops this cluster if the owning process dies without cleaning up
+        (SIGKILL, a crashed pytest). It exits by itself once the cluster is stopped."""
+        subprocess.Popen(
+            [sys.executable, "-m", "devcluster", "_reap", str(os.getpid()), str(self.run)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=open(self.run / "logs" / "reaper.log", "ab"),  # noqa: SIM115 - handed to the child
+            start_new_session=True,
+            cwd=str(DATA.parent.parent),
+        )
+
+    # ---- reporting -----------------------------------------------------------------------------------
+
+    def describe(self) -> list[str]:
+        v = versions()
+        lines = [f"devcluster: run dir {self.run}  apiserver {self.server if self.ports else '-'}  k8s v{v['K8S_VERSION']}"]
+        parts = []
+        for name, c in self.components.items():
+            word = {"running": "real", "absent": "ABSENT", "failed": "FAILED"}.get(c["state"], c["state"])
+            extra = " (netns sandbox)" if name in OPERATORS and c["state"] == "running" else ""
+            parts.append(f"{name}=v{c['version']} {word}{extra}")
+        lines.append("devcluster: " + "  ".join(parts))
+        for name, c in self.components.items():
+            if c["state"] in ("absent", "failed"):
+                lines.append(f"devcluster:   {name} {c['state']}: {c['detail']}")
+        return lines

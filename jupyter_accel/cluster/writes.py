@@ -1,0 +1,97 @@
+"""Create, patch and delete objects: the only write path to Kubernetes, run off the event loop by callers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from kubernetes.client import ApiClient
+from kubernetes.client.exceptions import ApiException
+
+from . import rest
+
+# kind -> plural, for the kinds jupyter-accel writes
+PLURALS = {
+    "ConfigMap": "configmaps",
+    "RayCluster": "rayclusters",
+    "RayJob": "rayjobs",
+    "PyTorchJob": "pytorchjobs",
+    "TrainJob": "trainjobs",
+    "Workload": "workloads",
+}
+
+
+@dataclass(frozen=True)
+class Ref:
+    group: str
+    version: str
+    plural: str
+    namespace: str
+    name: str
+
+    @classmethod
+    def of(cls, obj: dict[str, Any], namespace: str | None = None) -> Ref:
+        group, _, version = obj["apiVersion"].rpartition("/")
+        meta = obj.get("metadata") or {}
+        return cls(group, version, PLURALS[obj["kind"]], namespace or meta.get("namespace", ""), meta.get("name", ""))
+
+    def path(self, with_name: bool = True, subresource: str | None = None) -> str:
+        return rest.resource_path(self.group, self.version, self.plural, self.namespace,
+                                  self.name if with_name else None, subresource)
+
+
+class WriteError(Exception):
+    """An API server refusal, with its HTTP status and the server's own message and causes."""
+
+    def __init__(self, exc: ApiException):
+        self.status = exc.status or 500
+        self.message = rest.error_message(exc)
+        self.causes: list[dict[str, str]] = rest.error_causes(exc)
+        self.reason = rest.error_reason(exc)
+        super().__init__(self.message)
+
+
+def create(api: ApiClient, obj: dict[str, Any], namespace: str, *, dry_run: bool = False,
+           timeout: float = 10.0) -> dict[str, Any]:
+    ref = Ref.of(obj, namespace)
+    body = {**obj, "metadata": {**(obj.get("metadata") or {}), "namespace": namespace}}
+    try:
+        return rest.request(api, "POST", ref.path(with_name=False), body=body,
+                            query={"dryRun": "All" if dry_run else None, "fieldValidation": "Strict"},
+                            timeout=timeout)
+    except ApiException as exc:
+        raise WriteError(exc) from None
+
+
+def merge_patch(api: ApiClient, ref: Ref, patch: dict[str, Any], *, timeout: float = 10.0) -> dict[str, Any]:
+    try:
+        return rest.request(api, "PATCH", ref.path(), body=patch, content_type="application/merge-patch+json",
+                            timeout=timeout)
+    except ApiException as exc:
+        raise WriteError(exc) from None
+
+
+def delete(api: ApiClient, ref: Ref, *, propagation: str = "Background", timeout: float = 10.0) -> None:
+    """Delete with dependents (pods, services, the Workload) collected by the garbage collector."""
+    try:
+        rest.request(api, "DELETE", ref.path(), body={"propagationPolicy": propagation}, timeout=timeout)
+    except ApiException as exc:
+        if exc.status != 404:
+            raise WriteError(exc) from None
+
+
+def get(api: ApiClient, ref: Ref, *, timeout: float = 10.0) -> dict[str, Any] | None:
+    try:
+        return rest.request(api, "GET", ref.path(), timeout=timeout)
+    except ApiException as exc:
+        if exc.status == 404:
+            return None
+        raise WriteError(exc) from None
+
+
+def set_owner(obj: dict[str, Any], owner: dict[str, Any]) -> dict[str, Any]:
+    """Make `obj` (e.g. the script ConfigMap) a dependent of `owner`, so deleting the job deletes it."""
+    meta = owner.get("metadata") or {}
+    ref = {"apiVersion": owner["apiVersion"], "kind": owner["kind"], "name": meta["name"], "uid": meta["uid"],
+           "blockOwnerDeletion": False}
+    return {**obj, "metadata": {**(obj.get("metadata") or {}), "ownerReferences": [ref]}}

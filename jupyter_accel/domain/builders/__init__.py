@@ -1,0 +1,64 @@
+"""Job builders: JobRequest + BuildContext -> the Kubernetes objects to create, main CR first. Pure functions."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+from ...models.jobs import JobKind, JobRequest
+from ..resources import PodDemand
+from . import pytorchjob, raycluster, rayjob, trainjob
+from .common import BuildContext, job_name, owner_reference, with_owner
+from .script import MAX_SCRIPT_BYTES, build_script_configmap
+
+_BUILDERS: dict[JobKind, Callable[[JobRequest, BuildContext], dict[str, Any]]] = {
+    JobKind.ray_cluster: raycluster.build_raycluster,
+    JobKind.ray_job: rayjob.build_rayjob,
+    JobKind.pytorch: pytorchjob.build_pytorchjob,
+    JobKind.trainjob: trainjob.build_trainjob,
+}
+_POD_SETS: dict[str, Callable[[dict[str, Any]], list[PodDemand]]] = {
+    "RayCluster": raycluster.pod_sets,
+    "RayJob": rayjob.pod_sets,
+    "PyTorchJob": pytorchjob.pod_sets,
+    "TrainJob": trainjob.pod_sets,
+}
+
+
+def build_objects(request: JobRequest, ctx: BuildContext) -> list[dict[str, Any]]:
+    """The objects to create in order: the job CR, then the script ConfigMap if any.
+
+    Create the CR first, then the ConfigMap through `with_owner(configmap, created_cr)` so it is garbage-
+    collected with the job; pods that mount it wait in ContainerCreating until it exists.
+    Raises ValueError on what validate_job_request() reports; validate first for field-path errors.
+    """
+    main = _BUILDERS[request.kind](request, ctx)
+    objects = [main]
+    if request.script:
+        objects.append(build_script_configmap(request, ctx, main["metadata"]["name"]))
+    return objects
+
+
+def pod_sets(obj: dict[str, Any]) -> list[PodDemand]:
+    """The pods a job CR (built by us or not) will run, by Kueue PodSet name; [] for other kinds."""
+    extract = _POD_SETS.get(str(obj.get("kind")))
+    return extract(obj) if extract else []
+
+
+def demands(request: JobRequest, ctx: BuildContext) -> list[PodDemand]:
+    """The pods a request will create, read off the built objects so the fit check and the builders agree."""
+    # The name does not change any pod's demand; a placeholder suffix lets unnamed requests be sized too.
+    return pod_sets(_BUILDERS[request.kind](request, replace(ctx, name_suffix=ctx.name_suffix or "00000")))
+
+
+__all__ = [
+    "MAX_SCRIPT_BYTES",
+    "BuildContext",
+    "build_objects",
+    "demands",
+    "job_name",
+    "owner_reference",
+    "pod_sets",
+    "with_owner",
+]

@@ -1,0 +1,75 @@
+"""Wire models of the fit check: "fits now", "must queue" or "can never fit", with the numbers behind it."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pydantic import Field
+
+from .base import Visibility, Wire
+
+
+class FitVerdict(StrEnum):
+    fits_now = "fits_now"
+    must_queue = "must_queue"
+    never_fits = "never_fits"
+
+
+class QuotaHeadroom(Wire):
+    """Quota for one role's resource in the flavor Kueue would pick, in base units."""
+
+    role: str
+    flavor: str
+    resource: str
+    needed: float = Field(description="What this role adds (count x per-pod request).")
+    needed_in_flavor: float = Field(description="Everything this job would hold in the flavor, incl. earlier roles.")
+    nominal: float
+    reserved: float
+    free: float
+    borrowable: float
+    available: float
+    max_capacity: float
+    fits_now: bool
+    ever_fits: bool
+
+
+class RoleFit(Wire):
+    role: str
+    count: int
+    requests: dict[str, float] = Field(default_factory=dict, description="Per pod, base units.")
+    flavors: dict[str, str] = Field(default_factory=dict, description="resource -> flavor Kueue would assign.")
+    eligible_nodes: int | None = Field(None, description="Nodes whose labels and taints allow the pod.")
+    usable_nodes: int | None = Field(None, description="Eligible nodes that are Ready and not cordoned.")
+    placeable_now: int | None = Field(None, description="Pods of this role that free resources can take now.")
+    fits_now: bool | None = None
+    ever_fits: bool | None = None
+    largest_allocatable: dict[str, float] = Field(
+        default_factory=dict, description="Per requested resource, the most any eligible node offers when empty."
+    )
+    largest_free: dict[str, float] | None = None
+    problems: list[str] = Field(default_factory=list)
+
+
+class PendingAhead(Wire):
+    name: str
+    owner_kind: str | None = None
+    owner_name: str | None = None
+    priority: int | None = None
+    position_in_local_queue: int | None = Field(None, description="0-based.")
+    requests: dict[str, float] = Field(
+        default_factory=dict, description="Whole workload, base units; empty when only the visibility item is known."
+    )
+
+
+class FitResponse(Wire):
+    verdict: FitVerdict
+    message: str = Field(description="One plain-language verdict sentence.")
+    local_queue: str | None = None
+    cluster_queue: str | None = None
+    quota: list[QuotaHeadroom] = Field(default_factory=list)
+    roles: list[RoleFit] = Field(default_factory=list)
+    ahead: list[PendingAhead] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list, description="Caveats and the other reasons found.")
+    quota_visibility: Visibility = Field(default_factory=Visibility)
+    nodes_visibility: Visibility = Field(default_factory=Visibility)
+    approximate: bool = Field(False, description="Borrowing or bin-packing figures are estimates.")

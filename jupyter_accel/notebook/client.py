@@ -1,0 +1,306 @@
+"""AccelClient: the kernel's client of the server extension's REST API (docs/rest-api.md).
+
+Stdlib HTTP only (http.client, urllib.parse) so the kernel stays light; answers are parsed into the same pydantic
+models the server validates with, imported on first use (not when `%load_ext` runs).
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import socket
+import ssl
+import threading
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote, urlencode, urlsplit
+
+from .discovery import ServerEndpoint, find_server
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+    from ..models import Connection, InfoResponse, JobRequest, JobView
+
+API_PATH = "accel/v1/"
+TERMINAL = ("Succeeded", "Failed")
+JOB_KINDS = ("ray-cluster", "ray-job", "pytorch", "trainjob")
+
+
+class AccelError(Exception):
+    """An error answer of the server (its ErrorResponse), or the server could not be reached (status None)."""
+
+    def __init__(self, message: str, status: int | None = None, field: str | None = None,
+                 reason: str | None = None, errors: list[dict] | None = None):
+        super().__init__(message)
+        self.message = message
+        self.status = status
+        self.field = field
+        self.reason = reason
+        self.errors = errors or []
+
+    def __str__(self) -> str:
+        head = f"{self.message}"
+        if self.status is not None:
+            head = f"[{self.status}{' ' + self.reason if self.reason else ''}] {head}"
+        extra = [f"  {e.get('field')}: {e.get('message')}" for e in self.errors[1:]]
+        return "\n".join([head, *extra])
+
+    def _render_traceback_(self) -> list[str]:
+        # IPython shows this instead of a traceback: the message is what the user needs
+        return [f"\x1b[31mAccelError\x1b[0m: {self}"]
+
+    @classmethod
+    def from_response(cls, status: int, body: bytes, reason: str) -> AccelError:
+        try:
+            data = json.loads(body)
+        except ValueError:
+            data = None
+        if isinstance(data, dict) and isinstance(data.get("message"), str):
+            return cls(data["message"], status, data.get("field"), data.get("reason") or reason,
+                       data.get("errors") or [])
+        if status == 404:
+            return cls("Not found. Is the jupyter-accel server extension enabled on this Jupyter server "
+                       "(jupyter server extension list)?", status, reason=reason)
+        if status in (401, 403):
+            return cls("The Jupyter server refused the token (set JUPYTER_ACCEL_TOKEN to a valid one).",
+                       status, reason=reason)
+        text = body.decode("utf-8", "replace").strip()[:200]
+        return cls(text or reason or "error", status, reason=reason)
+
+
+def _models() -> Any:
+    from .. import models
+
+    return models
+
+
+class _Stream:
+    """A streamed answer read line by line; close() (from any thread) ends the reading."""
+
+    def __init__(self, conn: http.client.HTTPConnection, response: http.client.HTTPResponse):
+        self._conn = conn
+        self._response = response
+        self._closed = threading.Event()
+
+    def lines(self) -> Iterator[str]:
+        try:
+            while not self._closed.is_set():
+                raw = self._response.readline()
+                if not raw:
+                    return
+                yield raw.decode("utf-8", "replace").rstrip("\r\n")
+        except (OSError, http.client.HTTPException, ValueError):
+            if not self._closed.is_set():
+                raise
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        if self._closed.is_set():
+            return
+        self._closed.set()
+        sock = self._conn.sock
+        if sock is not None:
+            # shutdown wakes a thread blocked in recv(); close alone does not
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+        self._conn.close()
+
+
+class EventStream(_Stream):
+    """The server's /stream: iterate to get {"revision": n, "topics": [...]} dicts."""
+
+    def __iter__(self) -> Iterator[dict]:
+        data: list[str] = []
+        for line in self.lines():
+            if line.startswith(":"):
+                continue  # keep-alive comment
+            if line.startswith("data:"):
+                data.append(line[5:].lstrip())
+            elif not line and data:
+                try:
+                    yield json.loads("\n".join(data))
+                except ValueError:
+                    pass
+                data = []
+
+
+class LogStream(_Stream):
+    """Lines of a job's log; iterate it, close() to stop following."""
+
+    def __iter__(self) -> Iterator[str]:
+        return self.lines()
+
+
+class AccelClient:
+    """Client of one Jupyter server's /accel/v1 API. Without arguments it finds the kernel's own server."""
+
+    def __init__(self, url: str | None = None, token: str | None = None, *, timeout: float = 30.0):
+        if url is None:
+            endpoint = find_server()
+            if token is not None:
+                endpoint = ServerEndpoint(endpoint.url, token, endpoint.source)
+        else:
+            endpoint = ServerEndpoint(url if url.endswith("/") else url + "/", token or "", "argument")
+        self.endpoint = endpoint
+        self.timeout = timeout
+        parts = urlsplit(endpoint.url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise AccelError(f"Server URL {endpoint.url!r} must be http(s)://host[:port]/[base_url/].")
+        self._https = parts.scheme == "https"
+        self._host = parts.hostname
+        self._port = parts.port
+        self._base_path = (parts.path or "/") + API_PATH
+
+    def __repr__(self) -> str:
+        return f"AccelClient(url={self.endpoint.url!r})"
+
+    # -- transport ----------------------------------------------------------------------------------------
+
+    def _connect(self, timeout: float | None) -> http.client.HTTPConnection:
+        if self._https:
+            return http.client.HTTPSConnection(self._host, self._port, timeout=timeout,
+                                               context=ssl.create_default_context())
+        return http.client.HTTPConnection(self._host, self._port, timeout=timeout)
+
+    def _open(self, method: str, path: str, *, query: dict[str, Any] | None = None, body: Any = None,
+              timeout: float | None = None, accept: str = "application/json"
+              ) -> tuple[http.client.HTTPConnection, http.client.HTTPResponse]:
+        target = self._base_path + path
+        params = {k: v for k, v in (query or {}).items() if v is not None}
+        if params:
+            target += "?" + urlencode(params)
+        headers = {"Accept": accept}
+        if self.endpoint.token:
+            headers["Authorization"] = f"token {self.endpoint.token}"
+        payload = None
+        if body is not None:
+            payload = body.encode() if isinstance(body, str) else json.dumps(body).encode()
+            headers["Content-Type"] = "application/json"
+        conn = self._connect(self.timeout if timeout is None else timeout)
+        try:
+            conn.request(method, target, body=payload, headers=headers)
+            response = conn.getresponse()
+        except (OSError, http.client.HTTPException) as exc:
+            conn.close()
+            raise AccelError(f"Cannot reach the Jupyter server at {self.endpoint.url} "
+                             f"({self.endpoint.source}): {exc}") from None
+        if response.status >= 400:
+            data = response.read()
+            conn.close()
+            raise AccelError.from_response(response.status, data, response.reason)
+        return conn, response
+
+    def _call(self, method: str, path: str, *, query: dict[str, Any] | None = None, body: Any = None) -> Any:
+        conn, response = self._open(method, path, query=query, body=body)
+        try:
+            data = response.read()
+        finally:
+            conn.close()
+        if not data:
+            return None
+        try:
+            return json.loads(data)
+        except ValueError:
+            raise AccelError(f"The server answered {method} {path} with something that is not JSON.",
+                             response.status) from None
+
+    def _get(self, path: str, model: str, **query: Any) -> Any:
+        return self._parse(model, self._call("GET", path, query=query))
+
+    @staticmethod
+    def _parse(model: str, data: Any) -> Any:
+        return getattr(_models(), model).model_validate(data)
+
+    @staticmethod
+    def _request_body(request: JobRequest | dict) -> str:
+        if isinstance(request, dict):
+            request = _models().JobRequest.model_validate(request)  # field errors before the round trip
+        return request.model_dump_json(exclude_none=True)
+
+    @staticmethod
+    def _job_path(kind: str, name: str, suffix: str = "") -> str:
+        if kind not in JOB_KINDS:
+            raise AccelError(f"kind: {kind!r} is not allowed; use one of {', '.join(JOB_KINDS)}", field="kind")
+        return f"jobs/{quote(kind, safe='')}/{quote(name, safe='')}{suffix}"
+
+    # -- API ----------------------------------------------------------------------------------------------
+
+    def info(self) -> InfoResponse:
+        return self._get("info", "InfoResponse")
+
+    def inventory(self) -> BaseModel:
+        return self._get("inventory", "InventoryResponse")
+
+    def profiles(self) -> BaseModel:
+        return self._get("profiles", "HardwareProfilesResponse")
+
+    def queues(self) -> BaseModel:
+        return self._get("queues", "QueuesResponse")
+
+    def workloads(self) -> BaseModel:
+        return self._get("workloads", "WorkloadsResponse")
+
+    def fit(self, request: JobRequest | dict) -> BaseModel:
+        return self._parse("FitResponse", self._call("POST", "fit", body=self._request_body(request)))
+
+    def jobs(self, scope: str = "mine") -> BaseModel:
+        if scope not in ("mine", "namespace"):
+            raise AccelError(f"scope: {scope!r} is not allowed; use mine or namespace", field="scope")
+        return self._get("jobs", "JobsResponse", scope=scope)
+
+    def submit(self, request: JobRequest | dict) -> JobView:
+        return self._parse("JobView", self._call("POST", "jobs", body=self._request_body(request)))
+
+    def job(self, kind: str, name: str) -> BaseModel:
+        return self._get(self._job_path(kind, name), "JobDetail")
+
+    def delete(self, kind: str, name: str) -> None:
+        self._call("DELETE", self._job_path(kind, name))
+
+    def suspend(self, kind: str, name: str) -> JobView:
+        return self._parse("JobView", self._call("POST", self._job_path(kind, name, "/suspend"), body={}))
+
+    def resume(self, kind: str, name: str) -> JobView:
+        return self._parse("JobView", self._call("POST", self._job_path(kind, name, "/resume"), body={}))
+
+    def cleanup(self, older_than_seconds: int | None = None) -> BaseModel:
+        body = {} if older_than_seconds is None else {"older_than_seconds": older_than_seconds}
+        return self._parse("CleanupResponse", self._call("POST", "jobs/cleanup", body=body))
+
+    def set_token(self, token: str | None) -> Connection:
+        """Use this Kubernetes bearer token on the server (memory only); None goes back to the configured one."""
+        if token is None:
+            return self._parse("Connection", self._call("DELETE", "identity/token"))
+        return self._parse("Connection", self._call("PUT", "identity/token", body={"token": token}))
+
+    def logs(self, kind: str, name: str, pod: str | None = None, tail: int | None = None, follow: bool = False,
+             container: str | None = None) -> LogStream:
+        """The job's log lines (iterate the result). With follow=True it runs until the pod ends or close()."""
+        query = {"pod": pod, "container": container, "tail": tail, "follow": "true" if follow else None}
+        conn, response = self._open("GET", self._job_path(kind, name, "/logs"), query=query,
+                                    timeout=None if follow else self.timeout, accept="text/plain")
+        return LogStream(conn, response)
+
+    def events(self, timeout: float = 60.0) -> EventStream:
+        """The /stream push channel; the server sends a keep-alive every 15 s, so a read past `timeout` means
+        the connection is dead."""
+        conn, response = self._open("GET", "stream", timeout=timeout, accept="text/event-stream")
+        return EventStream(conn, response)
+
+    # -- conveniences -------------------------------------------------------------------------------------
+
+    def find_job(self, name: str, kind: str | None = None) -> JobView:
+        """The job named `name` among jobs(scope=namespace) (optionally of one kind); clear error if absent or
+        ambiguous."""
+        matches = [j for j in self.jobs("namespace").jobs if j.name == name and (kind is None or j.kind == kind)]
+        if not matches:
+            raise AccelError(f"No job named {name!r}{' of kind ' + kind if kind else ''} in this namespace.",
+                             404, field="name")
+        if len(matches) > 1:
+            kinds = ", ".join(sorted(str(j.kind) for j in matches))
+            raise AccelError(f"Several jobs are named {name!r} ({kinds}); pass --kind.", 409, field="kind")
+        return matches[0]
