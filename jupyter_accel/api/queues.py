@@ -1,12 +1,19 @@
-"""GET /accel/v1/queues: LocalQueues with their ClusterQueue quota where visible."""
+"""GET /accel/v1/queues and /workloads: LocalQueues with their ClusterQueue quota, Workloads with reasons."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from tornado import web
 
+from ..cluster.informer import CacheState
 from ..domain.queues import build_queues
-from ..models import QueuesResponse
+from ..domain.workloads import build_workloads
+from ..models import QueuesResponse, Visibility, WorkloadsResponse
 from .base import AccelHandler, Endpoint
+
+if TYPE_CHECKING:
+    from ..cluster.hub import Hub
 
 
 class QueuesHandler(AccelHandler):
@@ -24,3 +31,34 @@ class QueuesHandler(AccelHandler):
             self.readable_items(hub, "cohorts"),
             self.readable_items(hub, "resourceflavors"),
         ))
+
+
+class WorkloadsHandler(AccelHandler):
+    path = "workloads"
+    endpoints = {"get": Endpoint("Kueue Workloads of the namespace with reasons and queue positions",
+                                 response=WorkloadsResponse, errors=(503,))}
+    _track_activity = False
+
+    @web.authenticated
+    def get(self) -> None:
+        hub = self.hub()
+        self.send(build_workloads(
+            self.readable_items(hub, "workloads"),
+            local_queues=self.readable_items(hub, "localqueues"),
+            cluster_queues=self.readable_items(hub, "clusterqueues"),
+            pending_summaries=pending_summaries(hub),
+        ).model_copy(update=self._positions_note(hub)))
+
+    @staticmethod
+    def _positions_note(hub: Hub) -> dict[str, Any]:
+        if hub.pending_state == CacheState.absent:
+            return {"positions_visibility": Visibility(
+                visible=False, message="Kueue's visibility API is not served by this cluster")}
+        return {}
+
+
+def pending_summaries(hub: Hub) -> list[dict[str, Any]] | None:
+    """The visibility API's answers as summaries; None when it is not served or not visible to this identity."""
+    if hub.pending_state in (CacheState.forbidden, CacheState.absent, CacheState.starting):
+        return None
+    return [{"items": items} for items in hub.pending.values()]

@@ -87,11 +87,3 @@ def get(api: ApiClient, ref: Ref, *, timeout: float = 10.0) -> dict[str, Any] | 
         if exc.status == 404:
             return None
         raise WriteError(exc) from None
-
-
-def set_owner(obj: dict[str, Any], owner: dict[str, Any]) -> dict[str, Any]:
-    """Make `obj` (e.g. the script ConfigMap) a dependent of `owner`, so deleting the job deletes it."""
-    meta = owner.get("metadata") or {}
-    ref = {"apiVersion": owner["apiVersion"], "kind": owner["kind"], "name": meta["name"], "uid": meta["uid"],
-           "blockOwnerDeletion": False}
-    return {**obj, "metadata": {**(obj.get("metadata") or {}), "ownerReferences": [ref]}}

@@ -96,7 +96,7 @@ def describe_device(info: AcceleratorInfo, labels: dict[str, str]) -> dict[str, 
             model = f"{parent} MIG {mig}" if parent else f"MIG {mig}"
             return {
                 "model": model,
-                "product_label": product,
+                "product_label": labels.get(f"{res}.product") or product,
                 "memory_mib": memory,
                 "mig_profile": mig,
                 "parent_model": parent,

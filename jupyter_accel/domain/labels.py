@@ -45,11 +45,13 @@ RESERVED_KEYS = (MANAGED_BY,)
 
 
 def is_reserved(key: str) -> bool:
-    return (
-        key in RESERVED_KEYS
-        or any(key.startswith(p) for p in RESERVED_PREFIXES)
-        or ("/" in key and key.split("/", 1)[0].endswith((".kubernetes.io", ".k8s.io")))
-    )
+    """Keys a user may not set. The recommended app.kubernetes.io/* labels stay free, except managed-by."""
+    if key in RESERVED_KEYS:
+        return True
+    if key.startswith("app.kubernetes.io/"):
+        return False
+    prefix = key.split("/", 1)[0] if "/" in key else ""
+    return key.startswith(RESERVED_PREFIXES) or prefix.endswith((".kubernetes.io", ".k8s.io"))
 
 
 def workbench_name(nb_prefix: str | None) -> str | None:

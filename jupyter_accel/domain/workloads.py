@@ -18,8 +18,8 @@ from ..models.workloads import (
     PodSetAssignment,
     PodSetRequest,
     WorkloadCondition,
-    WorkloadState,
     WorkloadsResponse,
+    WorkloadState,
     WorkloadView,
 )
 from .queues import NOT_VISIBLE, headroom

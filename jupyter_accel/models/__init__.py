@@ -57,3 +57,54 @@ __all__ += [
     "PodSummary",
     "ScriptInterpreter",
 ]
+
+from .fit import FitResponse, FitVerdict, PendingAhead, QuotaHeadroom, RoleFit  # noqa: E402
+from .inventory import (  # noqa: E402
+    AcceleratorModelSummary,
+    AcceleratorOnNode,
+    HardwareProfilesResponse,
+    HardwareProfileView,
+    InventoryResponse,
+    NodeAccelerators,
+    ProfileIdentifier,
+    ResourceUse,
+    Taint,
+    Toleration,
+)
+from .queues import FlavorQuota, QueuesResponse, QueueView, ResourceQuota  # noqa: E402
+from .workloads import (  # noqa: E402
+    PodSetAssignment,
+    PodSetRequest,
+    WorkloadCondition,
+    WorkloadsResponse,
+    WorkloadState,
+    WorkloadView,
+)
+
+__all__ += [
+    "AcceleratorModelSummary",
+    "AcceleratorOnNode",
+    "FitResponse",
+    "FitVerdict",
+    "FlavorQuota",
+    "HardwareProfileView",
+    "HardwareProfilesResponse",
+    "InventoryResponse",
+    "NodeAccelerators",
+    "PendingAhead",
+    "PodSetAssignment",
+    "PodSetRequest",
+    "ProfileIdentifier",
+    "QueueView",
+    "QueuesResponse",
+    "QuotaHeadroom",
+    "ResourceQuota",
+    "ResourceUse",
+    "RoleFit",
+    "Taint",
+    "Toleration",
+    "WorkloadCondition",
+    "WorkloadState",
+    "WorkloadView",
+    "WorkloadsResponse",
+]

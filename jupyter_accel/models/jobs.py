@@ -36,8 +36,10 @@ def _label_key(key: str) -> str:
     if prefix and (len(prefix) > 253 or not _SUBDOMAIN.match(prefix)):
         raise ValueError(f"label key prefix {prefix!r} must be a lower-case DNS subdomain (<= 253 characters)")
     if not name or len(name) > 63 or not _LABEL_NAME.match(name):
-        raise ValueError(f"label key name {name!r} must be 1-63 letters, digits, '-', '_' or '.', "
-                         "beginning and ending with a letter or digit")
+        raise ValueError(
+            f"label key name {name!r} must be 1-63 letters, digits, '-', '_' or '.', "
+            "beginning and ending with a letter or digit"
+        )
     return key
 
 
@@ -58,24 +60,48 @@ def _matching(pattern: str, allowed: str, max_length: int) -> tuple[AfterValidat
     return AfterValidator(check), Field(json_schema_extra={"pattern": pattern, "maxLength": max_length})
 
 
-Quantity = Annotated[str, BeforeValidator(_numbers_as_text), *_matching(
-    QUANTITY_PATTERN, "a Kubernetes quantity such as 500m, 2, 1.5 or 16Gi", 32)]
+Quantity = Annotated[
+    str,
+    BeforeValidator(_numbers_as_text),
+    *_matching(QUANTITY_PATTERN, "a Kubernetes quantity such as 500m, 2, 1.5 or 16Gi", 32),
+]
 LabelKey = Annotated[str, AfterValidator(_label_key)]
-LabelValue = Annotated[str, *_matching(
-    LABEL_VALUE_PATTERN, "a label value: at most 63 letters, digits, '-', '_' or '.', "
-    "beginning and ending with a letter or digit", 63)]
-QueueName = Annotated[str, Field(min_length=1), *_matching(
-    LABEL_VALUE_PATTERN, "a Kueue object name: at most 63 letters, digits, '-', '_' or '.'", 63)]
-EnvName = Annotated[str, *_matching(
-    ENV_NAME_PATTERN, "an environment variable name: letters, digits, '_', '-' or '.', not starting with a digit",
-    256)]
-JobName = Annotated[str, *_matching(
-    NAME_PATTERN, f"a job name: at most {MAX_JOB_NAME} lower-case letters, digits or '-', beginning with a letter "
-    "and ending with a letter or digit", MAX_JOB_NAME)]
-ResourceName = Annotated[str, *_matching(
-    RESOURCE_NAME_PATTERN, "an extended resource name such as nvidia.com/gpu or amd.com/gpu", 253)]
-ObjectName = Annotated[str, *_matching(
-    DNS_SUBDOMAIN_PATTERN, "a Kubernetes object name: lower-case letters, digits, '-' and '.'", 253)]
+LabelValue = Annotated[
+    str,
+    *_matching(
+        LABEL_VALUE_PATTERN,
+        "a label value: at most 63 letters, digits, '-', '_' or '.', beginning and ending with a letter or digit",
+        63,
+    ),
+]
+QueueName = Annotated[
+    str,
+    Field(min_length=1),
+    *_matching(LABEL_VALUE_PATTERN, "a Kueue object name: at most 63 letters, digits, '-', '_' or '.'", 63),
+]
+EnvName = Annotated[
+    str,
+    *_matching(
+        ENV_NAME_PATTERN,
+        "an environment variable name: letters, digits, '_', '-' or '.', not starting with a digit",
+        256,
+    ),
+]
+JobName = Annotated[
+    str,
+    *_matching(
+        NAME_PATTERN,
+        f"a job name: at most {MAX_JOB_NAME} lower-case letters, digits or '-', beginning with a letter "
+        "and ending with a letter or digit",
+        MAX_JOB_NAME,
+    ),
+]
+ResourceName = Annotated[
+    str, *_matching(RESOURCE_NAME_PATTERN, "an extended resource name such as nvidia.com/gpu or amd.com/gpu", 253)
+]
+ObjectName = Annotated[
+    str, *_matching(DNS_SUBDOMAIN_PATTERN, "a Kubernetes object name: lower-case letters, digits, '-' and '.'", 253)
+]
 
 
 class JobKind(StrEnum):
@@ -101,7 +127,8 @@ class JobScript(Wire):
 
     text: str = Field(min_length=1, description="The script itself; at most ~1 MiB (it travels in a ConfigMap).")
     interpreter: ScriptInterpreter | None = Field(
-        None, description="Default: python for ray-job, torchrun for pytorch and trainjob.")
+        None, description="Default: python for ray-job, torchrun for pytorch and trainjob."
+    )
     filename: str = Field("main.py", pattern=SCRIPT_FILENAME_PATTERN)
     args: list[str] = Field(default_factory=list, description="Arguments after the script path.")
 
@@ -116,15 +143,27 @@ class JobRequest(Wire):
 
     kind: JobKind
     name: JobName | None = Field(None, description="Lower-case DNS-1035 label; generated when omitted.")
-    image: str | None = Field(None, min_length=1, max_length=512, pattern=r"^\S+$",
-                              description="Container image; default: the server's configured image for the kind.")
-    entrypoint: str | None = Field(None, min_length=1, max_length=16384,
-                                   description="ray-job only: shell command run by `ray job submit`.")
+    image: str | None = Field(
+        None,
+        min_length=1,
+        max_length=512,
+        pattern=r"^\S+$",
+        description="Container image; default: the server's configured image for the kind.",
+    )
+    entrypoint: str | None = Field(
+        None, min_length=1, max_length=16384, description="ray-job only: shell command run by `ray job submit`."
+    )
     command: list[str] | None = Field(None, min_length=1, description="pytorch / trainjob: container command.")
     script: JobScript | None = None
-    workers: int = Field(1, ge=0, le=MAX_WORKERS, description=(
-        "Ray: worker pods besides the head (0 = head only). pytorch / trainjob: nodes in total (>= 1; "
-        "for pytorch one is the Master)."))
+    workers: int = Field(
+        1,
+        ge=0,
+        le=MAX_WORKERS,
+        description=(
+            "Ray: worker pods besides the head (0 = head only). pytorch / trainjob: nodes in total (>= 1; "
+            "for pytorch one is the Master)."
+        ),
+    )
     accelerators: AcceleratorRequest | None = Field(None, description="Per worker; exclusive with hardware_profile.")
     hardware_profile: ObjectName | None = None
     cpu: Quantity | None = Field(None, description="Per worker pod; default from the profile, else 1.")
@@ -134,13 +173,22 @@ class JobRequest(Wire):
     priority_class: QueueName | None = Field(None, description="Kueue WorkloadPriorityClass.")
     env: dict[EnvName, str] = Field(default_factory=dict)
     runtime_env: dict[str, Any] | None = Field(None, description="ray-job only: Ray runtime_env (pip, env_vars, ...).")
-    ttl_seconds_after_finished: int | None = Field(None, ge=0, le=2**31 - 1,
-                                                   description="ray-job and pytorch: delete this long after the end.")
+    ttl_seconds_after_finished: int | None = Field(
+        None, ge=0, le=2**31 - 1, description="ray-job and pytorch: delete this long after the end."
+    )
     labels: dict[LabelKey, LabelValue] = Field(default_factory=dict)
-    nproc_per_node: int | None = Field(None, ge=1, le=256, description=(
-        "pytorch / trainjob: processes per node; default: accelerators per pod, else 1."))
-    runtime: ObjectName | None = Field(None, description="trainjob only: ClusterTrainingRuntime name (default torch-distributed).")
-    client_request_id: QueueName | None = Field(None, description="Idempotency key: a retry with the same id returns the same job.")
+    nproc_per_node: int | None = Field(
+        None,
+        ge=1,
+        le=256,
+        description=("pytorch / trainjob: processes per node; default: accelerators per pod, else 1."),
+    )
+    runtime: ObjectName | None = Field(
+        None, description="trainjob only: ClusterTrainingRuntime name (default torch-distributed)."
+    )
+    client_request_id: QueueName | None = Field(
+        None, description="Idempotency key: a retry with the same id returns the same job."
+    )
 
 
 class JobStatus(StrEnum):
@@ -184,9 +232,11 @@ class JobView(Wire):
     created: str | None = Field(None, description="RFC 3339.")
     start_time: str | None = None
     end_time: str | None = None
-    accelerators: dict[str, int] = Field(default_factory=dict,
-                                         description="Accelerators held now: requests of running pods.")
-    accelerators_requested: dict[str, int] = Field(default_factory=dict,
-                                                   description="Accelerators the job asks for when all pods run.")
+    accelerators: dict[str, int] = Field(
+        default_factory=dict, description="Accelerators held now: requests of running pods."
+    )
+    accelerators_requested: dict[str, int] = Field(
+        default_factory=dict, description="Accelerators the job asks for when all pods run."
+    )
     pods: list[PodSummary] = Field(default_factory=list)
     labels: dict[str, str] = Field(default_factory=dict)

@@ -9,7 +9,6 @@ from __future__ import annotations
 import http.client
 import json
 import socket
-import ssl
 import threading
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
@@ -73,6 +72,20 @@ def _models() -> Any:
     from .. import models
 
     return models
+
+
+def validate_request(data: dict) -> JobRequest:
+    """A JobRequest from a dict, field errors raised as AccelError (status None: found before any round trip)."""
+    from pydantic import ValidationError
+
+    try:
+        return _models().JobRequest.model_validate(data)
+    except ValidationError as exc:
+        errors = [{"field": ".".join(str(p) for p in e["loc"]) or "(body)", "message": e["msg"]}
+                  for e in exc.errors(include_url=False)]
+        first = errors[0]
+        raise AccelError(f"{first['field']}: {first['message']}", None, first["field"], "Invalid request",
+                         errors) from None
 
 
 class _Stream:
@@ -162,6 +175,8 @@ class AccelClient:
 
     def _connect(self, timeout: float | None) -> http.client.HTTPConnection:
         if self._https:
+            import ssl  # only for https servers: ssl costs import time
+
             return http.client.HTTPSConnection(self._host, self._port, timeout=timeout,
                                                context=ssl.create_default_context())
         return http.client.HTTPConnection(self._host, self._port, timeout=timeout)
@@ -218,7 +233,7 @@ class AccelClient:
     @staticmethod
     def _request_body(request: JobRequest | dict) -> str:
         if isinstance(request, dict):
-            request = _models().JobRequest.model_validate(request)  # field errors before the round trip
+            request = validate_request(request)
         return request.model_dump_json(exclude_none=True)
 
     @staticmethod

@@ -1,0 +1,478 @@
+"""One status model across RayCluster, RayJob, PyTorchJob and TrainJob, with the reason behind it.
+
+Derived from the Kueue Workload (may be None), the job CR and its pods together, never from one field alone:
+KubeRay's and Kubeflow's own status fields lag and contradict each other (RayJob RUNNING with deployment Failed,
+TrainJob without a Running condition, Kueue admitting while the CR still reads Suspended).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from decimal import Decimal
+from typing import Any
+
+from ..models.jobs import JobKind, JobStatus, JobView, PodSummary
+from . import labels as L
+from .builders import pod_sets
+from .builders.common import is_accelerator
+from .resources import pod_requests
+
+_KINDS = {
+    ("ray.io", "RayCluster"): JobKind.ray_cluster,
+    ("ray.io", "RayJob"): JobKind.ray_job,
+    ("kubeflow.org", "PyTorchJob"): JobKind.pytorch,
+    ("trainer.kubeflow.org", "TrainJob"): JobKind.trainjob,
+}
+
+# Plain-language lines for Workload QuotaReserved=False reasons (Kueue v1beta2; granular ones behind the
+# UnadmittedWorkloadsObservability gate). The condition message follows, as it carries the numbers.
+QUEUE_REASONS = {
+    "Inadmissible": "The LocalQueue or its ClusterQueue is missing or inactive",
+    "Misconfigured": "The LocalQueue or its ClusterQueue is missing",
+    "WaitingForQuota": "Waiting for quota: not enough unused quota in the ClusterQueue or its cohort now",
+    "ExceedsMaxQuota": "Asks for more than the queue can ever provide; it will not run as is",
+    "NoMatchingFlavor": "No resource flavor matches its node selector or tolerations",
+    "TopologyPlacementFailed": "Its topology request cannot be satisfied",
+    "WaitingForPreemptedWorkloads": "Waiting for preempted workloads to release their quota",
+    "Suspended": "The LocalQueue or ClusterQueue is stopped by an administrator",
+    "PendingEvaluation": "Not evaluated by the Kueue scheduler yet",
+    "WaitingForPodsReady": "Waiting for earlier admitted workloads to get their pods ready",
+    "AdmissionGated": "Held by an admission gate",
+    "OnHold": "Held: its quota reservation was released",
+}
+_POD_START_WAITING = ("ContainerCreating", "PodInitializing")
+
+
+# ---------------------------------------------------------------------------------------------- small helpers
+
+
+def _get(obj: Mapping[str, Any] | None, *path: str) -> Any:
+    cur: Any = obj
+    for key in path:
+        if not isinstance(cur, Mapping):
+            return None
+        cur = cur.get(key)
+    return cur
+
+
+def _cond(obj: Mapping[str, Any] | None, ctype: str) -> dict[str, Any] | None:
+    for c in _get(obj, "status", "conditions") or []:
+        if c.get("type") == ctype:
+            return c
+    return None
+
+
+def _is_true(cond: Mapping[str, Any] | None) -> bool:
+    return bool(cond) and str(cond.get("status")) == "True"
+
+
+def _sentence(*parts: str | None) -> str | None:
+    text = ": ".join(p.strip().rstrip(".") for p in parts if p and p.strip())
+    return text + "." if text else None
+
+
+def job_kind(obj: Mapping[str, Any]) -> JobKind | None:
+    group = str(obj.get("apiVersion", "")).rpartition("/")[0]
+    return _KINDS.get((group, str(obj.get("kind", ""))))
+
+
+# ------------------------------------------------------------------------------------------------------ pods
+
+
+def pod_selectors(obj: Mapping[str, Any]) -> list[dict[str, str]]:
+    """Equality label selectors of a job's pods (a pod belongs to the job when it matches any of them)."""
+    kind, name = job_kind(obj), _get(obj, "metadata", "name")
+    if kind is JobKind.ray_cluster:
+        return [{"ray.io/cluster": name}]
+    if kind is JobKind.ray_job:
+        selectors = [{"job-name": name}]  # the K8sJobMode submitter Job is named exactly like the RayJob
+        cluster = _get(obj, "status", "rayClusterName")
+        return [{"ray.io/cluster": cluster}, *selectors] if cluster else selectors
+    if kind is JobKind.pytorch:
+        return [{"training.kubeflow.org/job-name": name}]
+    if kind is JobKind.trainjob:
+        return [{"jobset.sigs.k8s.io/jobset-name": name}]
+    return []
+
+
+def label_selector(selector: Mapping[str, str]) -> str:
+    """A selector as the API's labelSelector string."""
+    return ",".join(f"{k}={v}" for k, v in selector.items())
+
+
+def select_pods(obj: Mapping[str, Any], pods: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The job's pods out of a (cached) list of pods of its namespace."""
+    namespace = _get(obj, "metadata", "namespace")
+    selectors = pod_selectors(obj)
+    out = []
+    for pod in pods:
+        labels = _get(pod, "metadata", "labels") or {}
+        if namespace and _get(pod, "metadata", "namespace") not in (None, namespace):
+            continue
+        if any(all(labels.get(k) == v for k, v in s.items()) for s in selectors):
+            out.append(dict(pod))
+    return out
+
+
+def pod_role(pod: Mapping[str, Any]) -> str | None:
+    labels = _get(pod, "metadata", "labels") or {}
+    if "ray.io/node-type" in labels:
+        return labels["ray.io/node-type"]
+    if "training.kubeflow.org/replica-type" in labels:
+        return labels["training.kubeflow.org/replica-type"].lower()
+    if "jobset.sigs.k8s.io/replicatedjob-name" in labels:
+        return labels["jobset.sigs.k8s.io/replicatedjob-name"]
+    if "job-name" in labels:
+        return "submitter"
+    return labels.get(L.ROLE)
+
+
+def _terminal_pod(pod: Mapping[str, Any]) -> bool:
+    return _get(pod, "status", "phase") in ("Succeeded", "Failed")
+
+
+def pod_ready(pod: Mapping[str, Any]) -> bool:
+    return _get(pod, "status", "phase") == "Running" and _is_true(_cond(pod, "Ready"))
+
+
+def pod_reason(pod: Mapping[str, Any]) -> str | None:
+    """Why a pod is not (yet) running, in the words Kubernetes uses; None when it is fine."""
+    status = pod.get("status") or {}
+    phase = status.get("phase")
+    if _get(pod, "metadata", "deletionTimestamp"):
+        return "Terminating"
+    if phase == "Succeeded":
+        return None
+    gates = _get(pod, "spec", "schedulingGates") or []
+    if gates:
+        return _sentence("SchedulingGated", "waiting for " + ", ".join(g.get("name", "?") for g in gates))
+    scheduled = _cond(pod, "PodScheduled")
+    if scheduled and not _is_true(scheduled):
+        return _sentence(scheduled.get("reason") or "Unschedulable", scheduled.get("message"))
+    containers = [*(status.get("initContainerStatuses") or []), *(status.get("containerStatuses") or [])]
+    for c in containers:
+        waiting = _get(c, "state", "waiting")
+        if waiting and waiting.get("reason") not in _POD_START_WAITING:
+            last = _get(c, "lastState", "terminated")
+            previous = f"last exit {last.get('reason', 'Error')} (code {last.get('exitCode')})" if last else None
+            return _sentence(f"{c.get('name')}: {waiting.get('reason', 'Waiting')}", waiting.get("message"), previous)
+    if phase == "Failed":
+        for c in containers:
+            term = _get(c, "state", "terminated")
+            if term and term.get("exitCode", 0) != 0:
+                return _sentence(
+                    f"{c.get('name')}: {term.get('reason', 'Error')} (exit code {term.get('exitCode')})",
+                    term.get("message"),
+                )
+        return _sentence(status.get("reason") or "Failed", status.get("message"))
+    for c in containers:
+        waiting = _get(c, "state", "waiting")
+        if waiting:
+            return waiting.get("reason")
+    if phase == "Pending":
+        return status.get("reason") or ("Waiting to be scheduled" if not scheduled else "Pending")
+    if phase == "Running" and not _is_true(_cond(pod, "Ready")):
+        return "Not ready"
+    return None
+
+
+def pod_summary(pod: Mapping[str, Any]) -> PodSummary:
+    statuses = _get(pod, "status", "containerStatuses") or []
+    return PodSummary(
+        name=_get(pod, "metadata", "name") or "",
+        role=pod_role(pod),
+        node=_get(pod, "spec", "nodeName"),
+        phase=_get(pod, "status", "phase"),
+        ready=pod_ready(pod),
+        reason=pod_reason(pod),
+        restarts=sum(int(c.get("restartCount", 0)) for c in statuses),
+    )
+
+
+def _accelerators(requests: Mapping[str, Decimal], known: Sequence[str] | None, count: int = 1) -> dict[str, int]:
+    return {k: int(v) * count for k, v in requests.items() if is_accelerator(k, known) and v > 0}
+
+
+def _add(total: dict[str, int], more: Mapping[str, int]) -> dict[str, int]:
+    for k, v in more.items():
+        total[k] = total.get(k, 0) + v
+    return total
+
+
+def accelerators_held(pods: Iterable[Mapping[str, Any]], known: Sequence[str] | None = None) -> dict[str, int]:
+    """Accelerators the pods hold now: requests of bound, non-terminal pods (what the scheduler counts)."""
+    total: dict[str, int] = {}
+    for pod in pods:
+        if _get(pod, "spec", "nodeName") and not _terminal_pod(pod):
+            _add(total, _accelerators(pod_requests(pod.get("spec") or {}), known))
+    return total
+
+
+def accelerators_requested(obj: Mapping[str, Any], known: Sequence[str] | None = None) -> dict[str, int]:
+    total: dict[str, int] = {}
+    for demand in pod_sets(dict(obj)):
+        _add(total, _accelerators(demand.requests, known, demand.count))
+    return total
+
+
+# ---------------------------------------------------------------------------------------------- CR semantics
+
+
+def _cr_terminal(kind: JobKind, obj: Mapping[str, Any]) -> tuple[JobStatus, str | None] | None:
+    status = obj.get("status") or {}
+    if kind is JobKind.ray_job:
+        # jobDeploymentStatus decides terminal-ness, jobStatus decides success (kuberay #2314).
+        deployment, job = status.get("jobDeploymentStatus"), status.get("jobStatus")
+        if deployment == "Complete":
+            if job == "SUCCEEDED":
+                return JobStatus.succeeded, _sentence(status.get("message"))
+            return JobStatus.failed, _sentence(f"The Ray job ended {job or 'without a result'}", status.get("message"))
+        if deployment in ("Failed", "ValidationFailed"):
+            return JobStatus.failed, _sentence(status.get("reason") or deployment, status.get("message"))
+        if job in ("FAILED", "STOPPED"):
+            return JobStatus.failed, _sentence(f"The Ray job ended {job}", status.get("message"))
+        return None
+    if kind is JobKind.pytorch:
+        for ctype, result in (("Failed", JobStatus.failed), ("Succeeded", JobStatus.succeeded)):
+            cond = _cond(obj, ctype)
+            if _is_true(cond):
+                return result, _sentence(
+                    cond.get("reason") if result is JobStatus.failed else None, cond.get("message")
+                )
+        return None
+    if kind is JobKind.trainjob:
+        for ctype, result in (("Failed", JobStatus.failed), ("Complete", JobStatus.succeeded)):
+            cond = _cond(obj, ctype)
+            if _is_true(cond):
+                return result, _sentence(
+                    cond.get("reason") if result is JobStatus.failed else None, cond.get("message")
+                )
+        return None
+    return None  # a RayCluster never finishes; ReplicaFailure means degraded, not failed
+
+
+def _cr_suspended(kind: JobKind, obj: Mapping[str, Any]) -> bool:
+    spec, status = obj.get("spec") or {}, obj.get("status") or {}
+    if kind is JobKind.pytorch:
+        return bool(_get(spec, "runPolicy", "suspend")) or _is_true(_cond(obj, "Suspended"))
+    if kind is JobKind.ray_job:
+        return bool(spec.get("suspend")) or status.get("jobDeploymentStatus") in ("Suspending", "Suspended")
+    if kind is JobKind.ray_cluster:
+        return (
+            bool(spec.get("suspend"))
+            or status.get("state") == "suspended"
+            or _is_true(_cond(obj, "RayClusterSuspended"))
+            or _is_true(_cond(obj, "RayClusterSuspending"))
+        )
+    return bool(spec.get("suspend")) or _is_true(_cond(obj, "Suspended"))
+
+
+def _cr_running(kind: JobKind, obj: Mapping[str, Any]) -> bool:
+    status = obj.get("status") or {}
+    if kind is JobKind.ray_cluster:
+        head_ready = _is_true(_cond(obj, "HeadPodReady")) or status.get("state") == "ready"
+        desired = status.get("desiredWorkerReplicas")
+        if desired is None:
+            desired = sum(
+                int(g.get("replicas", 0) or 0) * int(g.get("numOfHosts", 1) or 1)
+                for g in _get(obj, "spec", "workerGroupSpecs") or []
+            )
+        return head_ready and int(status.get("readyWorkerReplicas", 0) or 0) >= int(desired)
+    if kind is JobKind.ray_job:
+        return status.get("jobDeploymentStatus") == "Running" or status.get("jobStatus") == "RUNNING"
+    if kind is JobKind.pytorch:
+        return _is_true(_cond(obj, "Running")) or _is_true(_cond(obj, "Restarting"))
+    # TrainJob has no Running condition: the JobSet's jobs tell.
+    return any(int(j.get("ready", 0) or 0) + int(j.get("active", 0) or 0) > 0 for j in status.get("jobsStatus") or [])
+
+
+def _starting_reason(kind: JobKind, obj: Mapping[str, Any]) -> str | None:
+    status = obj.get("status") or {}
+    if kind is JobKind.ray_job:
+        if status.get("message"):
+            return _sentence(status["message"])
+        return (
+            "Creating the Ray cluster."
+            if status.get("jobDeploymentStatus") in (None, "", "New", "Initializing")
+            else None
+        )
+    if kind is JobKind.ray_cluster:
+        failure = _cond(obj, "ReplicaFailure")
+        if _is_true(failure):
+            return _sentence(failure.get("reason") or "ReplicaFailure", failure.get("message"))
+        if not _is_true(_cond(obj, "HeadPodReady")):
+            return "Waiting for the Ray head pod."
+        return "Waiting for Ray workers to get ready."
+    return None
+
+
+def _running_note(kind: JobKind, obj: Mapping[str, Any]) -> str | None:
+    if kind is JobKind.pytorch and _is_true(_cond(obj, "Restarting")):
+        cond = _cond(obj, "Restarting") or {}
+        return _sentence("Restarting", cond.get("message"))
+    if kind is JobKind.ray_cluster and _is_true(_cond(obj, "ReplicaFailure")):
+        cond = _cond(obj, "ReplicaFailure") or {}
+        return _sentence("Degraded", cond.get("message"))
+    if kind is JobKind.ray_job and _get(obj, "status", "jobStatus") == "SUCCEEDED":
+        return "The Ray job succeeded; the operator is wrapping up."
+    return None
+
+
+# ----------------------------------------------------------------------------------------------- Kueue side
+
+
+def _queued_reason(workload: Mapping[str, Any]) -> str:
+    evicted = _cond(workload, "Evicted")
+    quota = _cond(workload, "QuotaReserved")
+    parts: list[str | None] = []
+    if _is_true(evicted):
+        parts.append(f"Evicted ({evicted.get('reason', 'unknown')}): {evicted.get('message', '')}".rstrip(": "))
+        requeue_at = _get(workload, "status", "requeueState", "requeueAt")
+        parts.append(f"requeued at {requeue_at}" if requeue_at else "waiting to be admitted again")
+    if quota and quota.get("status") == "False":
+        reason = quota.get("reason") or "Pending"
+        parts.append(QUEUE_REASONS.get(reason, "Waiting for quota" if reason == "Pending" else reason))
+        parts.append(quota.get("message"))
+    elif not parts:
+        parts.append("Waiting for the Kueue scheduler")
+    return _sentence(*parts) or "Queued."
+
+
+def _checks_reason(workload: Mapping[str, Any]) -> str:
+    cq = _get(workload, "status", "admission", "clusterQueue")
+    pending = [
+        f"{c.get('name')} ({c.get('state')}{': ' + c['message'] if c.get('message') else ''})"
+        for c in _get(workload, "status", "admissionChecks") or []
+        if c.get("state") != "Ready"
+    ]
+    head = f"Quota reserved in ClusterQueue {cq}" if cq else "Quota reserved"
+    return (
+        _sentence(head, "waiting for admission checks " + ", ".join(pending) if pending else "waiting for admission")
+        or ""
+    )
+
+
+# --------------------------------------------------------------------------------------------------- status
+
+
+def derive_status(
+    obj: Mapping[str, Any], workload: Mapping[str, Any] | None, pods: Sequence[Mapping[str, Any]]
+) -> tuple[JobStatus, str | None]:
+    """The unified status of a job and one sentence on why. `pods`: the job's pods (select_pods)."""
+    kind = job_kind(obj)
+    if kind is None:
+        raise ValueError(f"not a job kind this extension knows: {obj.get('apiVersion')} {obj.get('kind')}")
+    if _get(obj, "metadata", "deletionTimestamp"):
+        return JobStatus.deleting, "Being deleted."
+
+    terminal = _cr_terminal(kind, obj)
+    if terminal:
+        return terminal
+    finished = _cond(workload, "Finished")
+    if _is_true(finished):  # the CR lags behind Kueue
+        result = JobStatus.succeeded if finished.get("reason") == "Succeeded" else JobStatus.failed
+        return result, _sentence(finished.get("message"))
+
+    suspended = _cr_suspended(kind, obj)
+    if workload is not None:
+        if _get(workload, "spec", "active") is False:
+            return JobStatus.suspended, "Stopped: its Kueue Workload is deactivated; resume to queue it again."
+        if not _is_true(_cond(workload, "QuotaReserved")):
+            return JobStatus.queued, _queued_reason(workload)
+        if not _is_true(_cond(workload, "Admitted")):
+            return JobStatus.queued, _checks_reason(workload)
+        if suspended:  # admitted; the operator has not caught up yet
+            cq = _get(workload, "status", "admission", "clusterQueue")
+            return JobStatus.admitted, _sentence(f"Admitted in ClusterQueue {cq}" if cq else "Admitted", "starting it")
+    elif suspended:
+        if (_get(obj, "metadata", "labels") or {}).get(L.QUEUE_NAME):
+            return JobStatus.queued, "Waiting for Kueue to create its Workload."
+        return JobStatus.suspended, "Suspended."
+
+    live = [p for p in pods if not _get(p, "metadata", "deletionTimestamp")]
+    not_ready = [p for p in live if not _terminal_pod(p) and not pod_ready(p)]
+    blocked = next((f"{_get(p, 'metadata', 'name')}: {pod_reason(p)}" for p in not_ready if pod_reason(p)), None)
+    pods_ready = _is_true(_cond(workload, "PodsReady"))
+    cr_running = _cr_running(kind, obj)
+
+    if not_ready:
+        # Some pods are pending or not ready: whatever the CR says, the job is not fully up.
+        count = f"{len(not_ready)} of {len(live)} pods not ready"
+        return JobStatus.starting, _sentence(count, blocked) if blocked else _sentence(count)
+    expected = sum(d.count for d in pod_sets(dict(obj)) if d.role != "submitter")
+    up = [p for p in live if pod_ready(p)]
+    if cr_running or pods_ready or (up and len(up) >= max(expected, 1)):
+        return JobStatus.running, _running_note(kind, obj)
+    if workload is not None and not live:
+        cq = _get(workload, "status", "admission", "clusterQueue")
+        return JobStatus.admitted, _sentence(f"Admitted in ClusterQueue {cq}" if cq else "Admitted", "creating pods")
+    return JobStatus.starting, _starting_reason(kind, obj) or (
+        "Waiting for pods to be created." if not live else "Waiting for pods to get ready."
+    )
+
+
+def _times(
+    kind: JobKind, obj: Mapping[str, Any], workload: Mapping[str, Any] | None, pods: Sequence[Mapping[str, Any]]
+) -> tuple[str | None, str | None]:
+    status = obj.get("status") or {}
+    start = status.get("startTime")
+    end = status.get("endTime") or status.get("completionTime")
+    if kind is JobKind.trainjob and not end:
+        for ctype in ("Complete", "Failed"):
+            cond = _cond(obj, ctype)
+            if _is_true(cond):
+                end = cond.get("lastTransitionTime")
+    if not start:
+        starts = sorted(t for p in pods if (t := _get(p, "status", "startTime")))
+        start = starts[0] if starts else None
+    if not end and _is_true(_cond(workload, "Finished")):
+        end = (_cond(workload, "Finished") or {}).get("lastTransitionTime")
+    return start, end
+
+
+def job_view(
+    obj: Mapping[str, Any],
+    *,
+    workload: Mapping[str, Any] | None = None,
+    pods: Sequence[Mapping[str, Any]] = (),
+    position: int | None = None,
+    known_accelerators: Sequence[str] | None = None,
+) -> JobView:
+    """The JobView of a job CR. `pods`: its pods (select_pods); `position`: from the visibility API.
+
+    known_accelerators None counts every resource besides cpu/memory/ephemeral-storage/hugepages as one.
+    """
+    kind = job_kind(obj)
+    if kind is None:
+        raise ValueError(f"not a job kind this extension knows: {obj.get('apiVersion')} {obj.get('kind')}")
+    meta = obj.get("metadata") or {}
+    labels = dict(meta.get("labels") or {})
+    status, reason = derive_status(obj, workload, pods)
+    start, end = _times(kind, obj, workload, pods)
+    wl_spec = (workload or {}).get("spec") or {}
+    priority_class = (
+        _get(wl_spec, "priorityClassRef", "name") or wl_spec.get("priorityClassName") or labels.get(L.PRIORITY_CLASS)
+    )
+    return JobView(
+        kind=kind,
+        name=meta.get("name", ""),
+        namespace=meta.get("namespace", ""),
+        uid=meta.get("uid"),
+        managed_by_us=L.is_managed(obj),
+        workbench=(meta.get("annotations") or {}).get(L.WORKBENCH_PREFIX) or labels.get(L.WORKBENCH),
+        status=status,
+        reason=reason,
+        queue=labels.get(L.QUEUE_NAME) or wl_spec.get("queueName"),
+        cluster_queue=_get(workload, "status", "admission", "clusterQueue"),
+        workload=_get(workload, "metadata", "name"),
+        position=position if status is JobStatus.queued else None,
+        priority=wl_spec.get("priority"),
+        priority_class=priority_class,
+        created=meta.get("creationTimestamp"),
+        start_time=start,
+        end_time=end,
+        accelerators=accelerators_held(pods, known_accelerators),
+        accelerators_requested=accelerators_requested(obj, known_accelerators),
+        pods=[pod_summary(p) for p in pods],
+        labels=labels,
+    )

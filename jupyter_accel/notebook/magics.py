@@ -1,0 +1,283 @@
+"""`%accel ...` and `%%accel_job ...`: the REST API from a notebook cell.
+
+Bad arguments raise IPython's UsageError (usage + message, no traceback); server errors raise AccelError, which
+IPython shows as one line (AccelError._render_traceback_). Results are returned as display Views, so the last
+magic in a cell renders as HTML in a notebook and as text in a terminal, and `x = %accel jobs` keeps the model.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+import time
+from typing import Any, NoReturn
+
+from IPython.core.error import UsageError
+from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
+
+from .client import JOB_KINDS, TERMINAL, AccelClient, AccelError
+from .display import Para, View
+from .requests import DEFAULT_GPU_TYPE, job_request, parse_env
+
+WAIT_POLL = 2.0  # seconds between status polls while --wait waits for pods
+
+
+class _HelpShown(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports instead of exiting the kernel."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{self.format_usage().strip()}\n{self.prog}: error: {message}")
+
+    def exit(self, status: int = 0, message: str | None = None) -> NoReturn:
+        if message:
+            print(message, file=sys.stderr)
+        raise _HelpShown()
+
+
+def _add_job_args(p: argparse.ArgumentParser, *, kind_required: bool) -> None:
+    p.add_argument("--kind", choices=JOB_KINDS, required=kind_required, default=None if kind_required else "pytorch",
+                   help="job kind" + ("" if kind_required else " (default: pytorch)"))
+    p.add_argument("--workers", type=int, default=None, help="Ray: workers besides the head; PyTorch: nodes")
+    p.add_argument("--gpus", type=int, default=0, help="accelerators per worker pod")
+    p.add_argument("--gpu-type", default=None, help=f"accelerator resource name (default {DEFAULT_GPU_TYPE})")
+    p.add_argument("--profile", default=None, help="hardware profile (instead of --gpus/--gpu-type)")
+    p.add_argument("--cpu", default=None, help="CPU per worker pod, e.g. 2 or 500m")
+    p.add_argument("--memory", default=None, help="memory per worker pod, e.g. 16Gi")
+    p.add_argument("--image", default=None, help="container image (default: the server's image for the kind)")
+    p.add_argument("--queue", default=None, help="Kueue LocalQueue (default: resolved by the server)")
+    p.add_argument("--name", default=None, help="job name (default: generated)")
+    p.add_argument("--priority-class", default=None, help="Kueue WorkloadPriorityClass")
+    p.add_argument("--env", action="append", default=[], metavar="KEY=VALUE", help="environment variable")
+    p.add_argument("--nproc-per-node", type=int, default=None, help="PyTorch: processes per node")
+
+
+def _request_from(args: argparse.Namespace, **more: Any) -> dict:
+    if args.gpu_type and not args.gpus:
+        raise UsageError("--gpu-type needs --gpus N")
+    try:
+        env = parse_env(args.env)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    return job_request(args.kind, workers=args.workers, gpus=args.gpus, gpu_type=args.gpu_type,
+                       hardware_profile=args.profile, cpu=args.cpu, memory=args.memory, image=args.image,
+                       queue=args.queue, name=args.name, priority_class=args.priority_class, env=env,
+                       nproc_per_node=args.nproc_per_node, **more)
+
+
+def _accel_parser() -> _Parser:
+    parser = _Parser(prog="%accel", description="Accelerators, Kueue queues and jobs of this workbench.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+    sub.add_parser("info", help="server version, Kubernetes connection and capabilities")
+    sub.add_parser("gpus", help="accelerators per model and node")
+    sub.add_parser("profiles", help="hardware profiles")
+    sub.add_parser("queues", help="Kueue LocalQueues and their quota")
+    sub.add_parser("workloads", help="Kueue workloads, why they wait, their position")
+    jobs = sub.add_parser("jobs", help="your jobs (--all: every job of the namespace)")
+    jobs.add_argument("--all", action="store_true", help="every job of the namespace, not only yours")
+    fit = sub.add_parser("fit", help="would this job fit now? (nothing is submitted)")
+    _add_job_args(fit, kind_required=True)
+    fit.add_argument("--entrypoint", default=None, help="ray-job: the command ray job submit runs")
+    status = sub.add_parser("status", help="one job: status, pods, events")
+    logs = sub.add_parser("logs", help="a job's logs")
+    for p in (status, logs):
+        p.add_argument("name")
+        p.add_argument("--kind", choices=JOB_KINDS, default=None)
+    logs.add_argument("--follow", "-f", action="store_true", help="keep printing until the pod ends")
+    logs.add_argument("--tail", type=int, default=None, help="only the last N lines")
+    logs.add_argument("--pod", default=None, help="one pod (default: the server's choice, e.g. the head/master)")
+    for verb in ("delete", "suspend", "resume"):
+        p = sub.add_parser(verb, help=f"{verb} a job")
+        p.add_argument("name")
+        p.add_argument("--kind", choices=JOB_KINDS, default=None)
+    cleanup = sub.add_parser("cleanup", help="delete your finished jobs")
+    cleanup.add_argument("--older-than", type=int, default=None, metavar="SECONDS")
+    token = sub.add_parser("token", help="use a Kubernetes bearer token (asked for, never echoed)")
+    token.add_argument("--clear", action="store_true", help="forget it; go back to the configured identity")
+    return parser
+
+
+def _job_parser() -> _Parser:
+    parser = _Parser(prog="%%accel_job", description="Run this cell's body as a distributed job's script.")
+    _add_job_args(parser, kind_required=False)
+    parser.add_argument("--interpreter", choices=("python", "torchrun", "bash"), default=None,
+                        help="how the script runs (default: python for Ray, torchrun for PyTorch)")
+    parser.add_argument("--wait", action="store_true", help="block, streaming the logs until the job ends")
+    parser.add_argument("--timeout", type=float, default=None, help="with --wait: give up waiting after SECONDS")
+    return parser
+
+
+def _parse(parser: _Parser, line: str) -> argparse.Namespace | None:
+    try:
+        argv = shlex.split(line)
+    except ValueError as exc:
+        raise UsageError(f"{parser.format_usage().strip()}\n{parser.prog}: error: {exc}") from None
+    try:
+        return parser.parse_args(argv)
+    except _HelpShown:
+        return None
+
+
+@magics_class
+class AccelMagics(Magics):
+    def __init__(self, shell: Any = None, client: AccelClient | None = None):
+        super().__init__(shell)
+        self._client = client
+
+    @property
+    def client(self) -> AccelClient:
+        if self._client is None:
+            try:
+                self._client = AccelClient()
+            except RuntimeError as exc:  # DiscoveryError
+                raise AccelError(str(exc)) from None
+        return self._client
+
+    def _resolve(self, name: str, kind: str | None) -> tuple[str, str]:
+        return (kind, name) if kind else (str(self.client.find_job(name).kind), name)
+
+    @line_magic
+    def accel(self, line: str) -> Any:
+        """%accel COMMAND [options]; `%accel --help` lists the commands."""
+        args = _parse(_accel_parser(), line)
+        if args is None:
+            return None
+        c = self.client
+        cmd = args.command
+        if cmd == "info":
+            return View(c.info())
+        if cmd == "gpus":
+            return View(c.inventory())
+        if cmd == "profiles":
+            return View(c.profiles())
+        if cmd == "queues":
+            return View(c.queues())
+        if cmd == "workloads":
+            return View(c.workloads())
+        if cmd == "jobs":
+            return View(c.jobs("namespace" if args.all else "mine"))
+        if cmd == "fit":
+            return View(c.fit(_request_from(args, entrypoint=args.entrypoint)))
+        if cmd == "status":
+            return View(c.job(*self._resolve(args.name, args.kind)))
+        if cmd == "logs":
+            kind, name = self._resolve(args.name, args.kind)
+            _print_logs(c, kind, name, pod=args.pod, tail=args.tail, follow=args.follow)
+            return None
+        if cmd == "delete":
+            kind, name = self._resolve(args.name, args.kind)
+            c.delete(kind, name)
+            print(f"Deleting {kind} {name}.")
+            return None
+        if cmd in ("suspend", "resume"):
+            kind, name = self._resolve(args.name, args.kind)
+            return View(getattr(c, cmd)(kind, name))
+        if cmd == "cleanup":
+            return View(c.cleanup(args.older_than))
+        if cmd == "token":
+            if args.clear:
+                return View(c.set_token(None))
+            import getpass
+
+            token = getpass.getpass("Kubernetes bearer token: ").strip()
+            if not token:
+                raise UsageError("No token entered; nothing changed.")
+            return View(c.set_token(token))
+        raise UsageError(f"unknown command {cmd}")  # argparse's choices make this unreachable
+
+    @cell_magic
+    def accel_job(self, line: str, cell: str) -> Any:
+        """%%accel_job [--kind K] [--workers N] [--gpus N] ... [--wait]: submit the cell as a job's script."""
+        args = _parse(_job_parser(), line)
+        if args is None:
+            return None
+        if not cell.strip():
+            raise UsageError("%%accel_job: the cell is empty; its body is the job's script")
+        request = _request_from(args, script=cell, interpreter=args.interpreter)
+        job = self.client.submit(request)
+        if args.wait:
+            wait_for_job(self.client, str(job.kind), job.name, timeout=args.timeout)
+            return None  # the status display above already shows the final state
+        return _live_view(self.client, job)
+
+
+def _print_logs(c: AccelClient, kind: str, name: str, *, pod: str | None = None, tail: int | None = None,
+                follow: bool = False) -> None:
+    stream = c.logs(kind, name, pod=pod, tail=tail, follow=follow)
+    try:
+        for line in stream:
+            print(line, flush=follow)
+    except KeyboardInterrupt:
+        print("(stopped following)")
+    finally:
+        stream.close()
+
+
+def _live_view(c: AccelClient, job: Any) -> Any:
+    """A self-updating monitor widget where ipywidgets is installed, else the job as submitted."""
+    try:
+        from .widgets import JobMonitor
+    except ImportError:
+        return View(job, extra=[Para(f"Follow it with %accel status {job.name} or %accel logs {job.name}.",
+                                     muted=True)])
+    return JobMonitor(str(job.kind), job.name, client=c)
+
+
+def wait_for_job(c: AccelClient, kind: str, name: str, *, timeout: float | None = None,
+                 poll: float = WAIT_POLL) -> Any:
+    """Block until the job ends: its status in one display that updates, its logs printed as they come.
+    Returns the final JobDetail; raises AccelError when the job failed. Ctrl-C or `timeout` stop waiting (the job
+    keeps running)."""
+    from IPython.display import display
+
+    deadline = None if timeout is None else time.monotonic() + timeout
+    job = c.job(kind, name)
+    handle = display(View(job), display_id=True)
+    shown_logs = False
+
+    def show(view: View) -> None:
+        if handle is not None:
+            handle.update(view)
+        else:  # no display system (plain Python): print the text form
+            print(repr(view))
+
+    try:
+        while True:
+            status = str(job.status)
+            if status in TERMINAL:
+                break
+            if status == "Running" and not shown_logs:
+                shown_logs = True
+                try:
+                    _print_logs(c, kind, name, follow=True)  # returns when the followed pod ends
+                except AccelError as exc:
+                    print(f"(logs unavailable: {exc.message})")
+            elif deadline is not None and time.monotonic() > deadline:
+                show(View(job, extra=[Para(f"Stopped waiting after {timeout:g} s; the job keeps running.",
+                                           muted=True)]))
+                return job
+            else:
+                time.sleep(poll)
+            job = c.job(kind, name)
+            show(View(job))
+    except KeyboardInterrupt:
+        show(View(job, extra=[Para("Stopped waiting; the job keeps running.", muted=True)]))
+        return job
+    if not shown_logs:  # it ended before we saw it running: show what it printed
+        try:
+            _print_logs(c, kind, name, tail=200)
+        except AccelError as exc:
+            print(f"(logs unavailable: {exc.message})")
+    show(View(job))
+    if str(job.status) == "Failed":
+        raise AccelError(f"{kind} {name} failed: {job.reason or 'no reason given'}")
+    return job
+
+
+def register(ipython: Any) -> None:
+    ipython.register_magics(AccelMagics(ipython))

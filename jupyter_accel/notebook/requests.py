@@ -1,0 +1,38 @@
+"""Build a JobRequest body (a plain dict) from the few knobs the magics and the launcher form expose."""
+
+from __future__ import annotations
+
+from typing import Any
+
+DEFAULT_GPU_TYPE = "nvidia.com/gpu"
+
+
+def job_request(kind: str, *, workers: int | None = None, gpus: int = 0, gpu_type: str | None = None,
+                hardware_profile: str | None = None, cpu: str | None = None, memory: str | None = None,
+                image: str | None = None, queue: str | None = None, name: str | None = None,
+                priority_class: str | None = None, env: dict[str, str] | None = None,
+                entrypoint: str | None = None, script: str | None = None, interpreter: str | None = None,
+                nproc_per_node: int | None = None, **more: Any) -> dict[str, Any]:
+    """The JobRequest dict; empty knobs are left out so the server's defaults apply."""
+    body: dict[str, Any] = {"kind": kind, "workers": workers, "hardware_profile": hardware_profile or None,
+                            "cpu": cpu or None, "memory": memory or None, "image": image or None,
+                            "queue": queue or None, "name": name or None, "priority_class": priority_class or None,
+                            "entrypoint": entrypoint or None, "nproc_per_node": nproc_per_node, **more}
+    if gpus:
+        body["accelerators"] = {"resource": gpu_type or DEFAULT_GPU_TYPE, "count": gpus}
+    if env:
+        body["env"] = env
+    if script:
+        body["script"] = {"text": script, **({"interpreter": interpreter} if interpreter else {})}
+    return {k: v for k, v in body.items() if v is not None}
+
+
+def parse_env(pairs: list[str]) -> dict[str, str]:
+    """KEY=VALUE pairs; ValueError names the bad one."""
+    env = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise ValueError(f"--env {pair!r}: expected KEY=VALUE")
+        env[key] = value
+    return env
