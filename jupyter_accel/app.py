@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 from typing import TYPE_CHECKING
 
@@ -68,6 +69,18 @@ class AccelApp(ExtensionApp):
                        profiles_namespace=self.accel_config.profiles_namespace or None,
                        request_timeout=self.accel_config.request_timeout)
         self.hub.start()
+
+    def workbench_prefix(self) -> str | None:
+        """The workbench this server belongs to: configured, else $NB_PREFIX (/notebook/<ns>/<name>)."""
+        return self.workbench or os.environ.get("NB_PREFIX") or None
+
+    def workbench_label(self) -> str | None:
+        from .domain.labels import workbench_name
+
+        return workbench_name(self.workbench_prefix())
+
+    def api_base(self) -> str:
+        return url_path_join(self.serverapp.base_url, API_PREFIX) + "/"
 
     def _notify(self, key: str) -> None:
         if self.broadcaster is not None:

@@ -57,6 +57,12 @@ class AccelConfig(Configurable):
         "nvidia.com/mig-*, amd.com/gpu, habana.ai/gaudi, gpu.intel.com/*).",
     ).tag(config=True)
 
+    default_images = Dict(
+        {"ray-cluster": "rayproject/ray:2.41.0", "ray-job": "rayproject/ray:2.41.0",
+         "pytorch": "pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime", "trainjob": "pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime"},
+        help="Default container image per job kind, used when a request names none.",
+    ).tag(config=True)
+
     read_only = Bool(False, help="Hide and refuse launching and controlling jobs.").tag(config=True)
 
     request_timeout = Float(10.0, help="Timeout in seconds of one Kubernetes call.").tag(config=True)

@@ -6,9 +6,19 @@ from .accelerators import InventoryHandler, ProfilesHandler
 from .base import AccelHandler
 from .identity import TokenHandler
 from .info import InfoHandler
+from .jobs import (
+    CleanupHandler,
+    FitHandler,
+    JobActionHandler,
+    JobHandler,
+    JobLogsHandler,
+    JobsHandler,
+    RayDashboardHandler,
+)
 from .queues import QueuesHandler, WorkloadsHandler
 from .stream import StreamHandler
 
+# order matters where patterns overlap: jobs/cleanup before jobs/{kind}/{name}
 HANDLERS: list[type[AccelHandler]] = [
     InfoHandler,
     TokenHandler,
@@ -17,4 +27,11 @@ HANDLERS: list[type[AccelHandler]] = [
     ProfilesHandler,
     QueuesHandler,
     WorkloadsHandler,
+    FitHandler,
+    CleanupHandler,
+    JobsHandler,
+    JobActionHandler,
+    JobLogsHandler,
+    RayDashboardHandler,
+    JobHandler,
 ]

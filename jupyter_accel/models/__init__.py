@@ -18,6 +18,12 @@ from .info import (
 )
 
 __all__ = [
+    "CleanupRequest",
+    "CleanupResponse",
+    "EventView",
+    "JobDetail",
+    "JobsResponse",
+    "SubmitResponse",
     "API_PREFIX",
     "API_VERSION",
     "ApiAvailability",
@@ -35,6 +41,12 @@ __all__ = [
 ]
 
 from .jobs import (
+    CleanupRequest,
+    CleanupResponse,
+    EventView,
+    JobDetail,
+    JobsResponse,
+    SubmitResponse,
     AcceleratorRequest,
     HeadResources,
     JobKind,

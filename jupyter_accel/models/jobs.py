@@ -12,7 +12,7 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, BeforeValidator, Field
 
-from .base import Wire
+from .base import Visibility, Wire
 
 # Job names end up in Service and pod host names (`<job>-head-svc`, `<rayjob>-xxxxx-head-svc`, `<job>-worker-63`),
 # which are DNS-1035 labels of <= 63 characters; 47 leaves room for the longest suffix an operator appends.
@@ -240,3 +240,46 @@ class JobView(Wire):
     )
     pods: list[PodSummary] = Field(default_factory=list)
     labels: dict[str, str] = Field(default_factory=dict)
+
+
+class JobsResponse(Wire):
+    jobs: list[JobView] = Field(default_factory=list)
+    scope: str = Field("namespace", description="mine (launched from this workbench) or namespace.")
+    kinds_served: list[JobKind] = Field(default_factory=list, description="Job kinds this cluster serves.")
+    visibility: dict[str, Visibility] = Field(
+        default_factory=dict, description="Per kind: whether this identity may read it."
+    )
+
+
+class EventView(Wire):
+    type: str | None = None
+    reason: str | None = None
+    message: str | None = None
+    object: str = Field(description="Kind/name of the object the event is about.")
+    count: int = 1
+    last_seen: str | None = None
+
+
+class JobDetail(Wire):
+    job: JobView
+    events: list[EventView] = Field(default_factory=list)
+    dashboard_path: str | None = Field(
+        None, description="Path below the server's base URL of the Ray dashboard proxy, for Ray kinds."
+    )
+
+
+class SubmitResponse(Wire):
+    job: JobView
+    created: bool = Field(description="False when a retry with the same client_request_id found the job.")
+    objects: list[str] = Field(default_factory=list, description="Kind/name of every object created.")
+
+
+class CleanupRequest(Wire):
+    older_than_seconds: int = Field(3600, ge=0, le=365 * 86400, description="Finished at least this long ago.")
+    scope: str = Field("mine", pattern="^(mine|namespace)$")
+    dry_run: bool = False
+
+
+class CleanupResponse(Wire):
+    deleted: list[str] = Field(default_factory=list, description="kind/name of each job deleted (or that would be).")
+    dry_run: bool = False

@@ -19,7 +19,7 @@ from .discovery import ServerEndpoint, find_server
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
-    from ..models import Connection, InfoResponse, JobRequest, JobView
+    from ..models import Connection, InfoResponse, JobDetail, JobRequest, JobView, SubmitResponse
 
 API_PATH = "accel/v1/"
 TERMINAL = ("Succeeded", "Failed")
@@ -267,10 +267,12 @@ class AccelClient:
             raise AccelError(f"scope: {scope!r} is not allowed; use mine or namespace", field="scope")
         return self._get("jobs", "JobsResponse", scope=scope)
 
-    def submit(self, request: JobRequest | dict) -> JobView:
-        return self._parse("JobView", self._call("POST", "jobs", body=self._request_body(request)))
+    def submit(self, request: JobRequest | dict) -> SubmitResponse:
+        """Launch it; `.job` is the new JobView (a retry with the same client_request_id finds the same job)."""
+        return self._parse("SubmitResponse", self._call("POST", "jobs", body=self._request_body(request)))
 
-    def job(self, kind: str, name: str) -> BaseModel:
+    def job(self, kind: str, name: str) -> JobDetail:
+        """`.job` (JobView with pods), `.events`, `.dashboard_path` (Ray)."""
         return self._get(self._job_path(kind, name), "JobDetail")
 
     def delete(self, kind: str, name: str) -> None:
@@ -282,8 +284,12 @@ class AccelClient:
     def resume(self, kind: str, name: str) -> JobView:
         return self._parse("JobView", self._call("POST", self._job_path(kind, name, "/resume"), body={}))
 
-    def cleanup(self, older_than_seconds: int | None = None) -> BaseModel:
-        body = {} if older_than_seconds is None else {"older_than_seconds": older_than_seconds}
+    def cleanup(self, older_than_seconds: int | None = None, *, scope: str = "mine", dry_run: bool = False
+                ) -> BaseModel:
+        """Delete finished jobs (default: finished an hour ago or more, launched from this workbench)."""
+        body: dict[str, Any] = {"scope": scope, "dry_run": dry_run}
+        if older_than_seconds is not None:
+            body["older_than_seconds"] = older_than_seconds
         return self._parse("CleanupResponse", self._call("POST", "jobs/cleanup", body=body))
 
     def set_token(self, token: str | None) -> Connection:

@@ -254,10 +254,11 @@ def _gpus(job: Any) -> str:
 
 
 def _jobs(m: Any) -> list[Block]:
-    jobs = list(getattr(m, "jobs", []))
-    out: list[Block] = [Heading("Jobs"), *_visibility(getattr(m, "visibility", None), "Jobs")]
+    out: list[Block] = [Heading("Jobs" if m.scope == "namespace" else "Jobs launched from this workbench")]
+    for kind, vis in m.visibility.items():
+        out += _visibility(vis, _enum(kind))
     rows = [[_enum(j.kind), j.name, Status(_enum(j.status)), _opt(j.reason), _opt(j.queue),
-             _opt(j.position), _gpus(j), _opt(j.created)] for j in jobs]
+             _opt(j.position), _gpus(j), _opt(j.created)] for j in m.jobs]
     out.append(Table(["kind", "name", "status", "reason", "queue", "position", "accelerators held/asked",
                       "created"], rows, empty="No jobs."))
     return out
@@ -278,22 +279,28 @@ def _job(j: Any) -> list[Block]:
         out.append(Table(["pod", "role", "node", "phase", "ready", "restarts", "reason"],
                          [[p.name, _opt(p.role), _opt(p.node), Status(_opt(p.phase)), "yes" if p.ready else "no",
                            p.restarts, _opt(p.reason)] for p in j.pods], caption="Pods"))
-    events = getattr(j, "events", None)
-    if events:
-        out.append(Table(["when", "type", "reason", "object", "message"],
-                         [[_opt(_first(e, "last_seen", "last_timestamp", "time")), _opt(getattr(e, "type", None)),
-                           _opt(getattr(e, "reason", None)), _opt(_first(e, "object", "involved_object")),
-                           _opt(getattr(e, "message", None))] for e in events[-10:]],
-                         caption="Events (latest 10)"))
     return out
 
 
-def _first(obj: Any, *names: str) -> Any:
-    for n in names:
-        value = getattr(obj, n, None)
-        if value is not None:
-            return value
-    return None
+def _job_detail(d: Any) -> list[Block]:
+    out = _job(d.job)
+    if d.dashboard_path:
+        out.append(Para(f"Ray dashboard: <server>/{d.dashboard_path.lstrip('/')}", muted=True))
+    if d.events:
+        out.append(Table(["last seen", "type", "reason", "object", "count", "message"],
+                         [[_opt(e.last_seen), _opt(e.type), _opt(e.reason), e.object, e.count, _opt(e.message)]
+                          for e in d.events[-10:]], caption="Events (latest 10)"))
+    return out
+
+
+def _submitted(r: Any) -> list[Block]:
+    verb = "Submitted" if r.created else "Already submitted (same client_request_id)"
+    return [Para(f"{verb}: {', '.join(r.objects) or r.job.name}", muted=True), *_job(r.job)]
+
+
+def _cleanup(r: Any) -> list[Block]:
+    verb = "Would delete" if r.dry_run else "Deleted"
+    return [Heading(f"{verb} {len(r.deleted)} finished job(s)"), *[Para(n) for n in r.deleted]]
 
 
 def _generic(m: Any) -> list[Block]:
@@ -319,7 +326,9 @@ RENDERERS: dict[str, Callable[[Any], list[Block]]] = {
     "FitResponse": _fit,
     "JobsResponse": _jobs,
     "JobView": _job,
-    "JobDetail": _job,
+    "JobDetail": _job_detail,
+    "SubmitResponse": _submitted,
+    "CleanupResponse": _cleanup,
 }
 
 

@@ -199,7 +199,7 @@ class AccelMagics(Magics):
         if not cell.strip():
             raise UsageError("%%accel_job: the cell is empty; its body is the job's script")
         request = _request_from(args, script=cell, interpreter=args.interpreter)
-        job = self.client.submit(request)
+        job = self.client.submit(request).job
         if args.wait:
             wait_for_job(self.client, str(job.kind), job.name, timeout=args.timeout)
             return None  # the status display above already shows the final state
@@ -231,12 +231,12 @@ def _live_view(c: AccelClient, job: Any) -> Any:
 def wait_for_job(c: AccelClient, kind: str, name: str, *, timeout: float | None = None,
                  poll: float = WAIT_POLL) -> Any:
     """Block until the job ends: its status in one display that updates, its logs printed as they come.
-    Returns the final JobDetail; raises AccelError when the job failed. Ctrl-C or `timeout` stop waiting (the job
+    Returns the final JobView; raises AccelError when the job failed. Ctrl-C or `timeout` stop waiting (the job
     keeps running)."""
     from IPython.display import display
 
     deadline = None if timeout is None else time.monotonic() + timeout
-    job = c.job(kind, name)
+    job = c.job(kind, name).job
     handle = display(View(job), display_id=True)
     shown_logs = False
 
@@ -263,7 +263,7 @@ def wait_for_job(c: AccelClient, kind: str, name: str, *, timeout: float | None 
                 return job
             else:
                 time.sleep(poll)
-            job = c.job(kind, name)
+            job = c.job(kind, name).job
             show(View(job))
     except KeyboardInterrupt:
         show(View(job, extra=[Para("Stopped waiting; the job keeps running.", muted=True)]))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import shlex
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Literal
 
@@ -52,7 +52,6 @@ class BuildContext:
     training_runtime: str = DEFAULT_TRAINING_RUNTIME
     trainjob_overrides: Literal["runtimePatches", "podTemplateOverrides"] = "runtimePatches"  # Trainer >=2.2 / 2.1
     ray_version: str | None = None  # default: from the image tag
-    extra: Mapping[str, Any] = field(default_factory=dict)  # reserved for the lead's plug-ins
 
 
 def profile(request: JobRequest, ctx: BuildContext) -> dict[str, Any]:

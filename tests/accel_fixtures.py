@@ -1,4 +1,8 @@
-"""Server fixtures: a real Jupyter server with the extension enabled, authentication on."""
+"""Server fixtures: a real Jupyter server (pytest-jupyter) with the extension enabled, authentication on.
+
+Tests choose the extension's configuration by overriding `accel_config`; cluster tests point it at a devcluster
+identity's kubeconfig (see tests/cluster/conftest.py).
+"""
 
 from __future__ import annotations
 
@@ -7,7 +11,7 @@ import pytest
 
 @pytest.fixture
 def accel_config() -> dict:
-    """Per-test AccelConfig traits; tests override this fixture to point at a kubeconfig."""
+    """Per-test AccelConfig traits."""
     return {"identity": "none"}
 
 

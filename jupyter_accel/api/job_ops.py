@@ -1,0 +1,361 @@
+"""What the job handlers do, kept out of the handlers: read jobs from the caches, submit, control, clean up.
+
+Reads use the caches only. Writes are blocking client calls: handlers run them in an executor.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import secrets
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from ..cluster import writes
+from ..cluster.writes import Ref, WriteError
+from ..domain import labels as L
+from ..domain.builders import build_objects, demands
+from ..domain.builders.common import BuildContext, with_owner
+from ..domain.fit import check_fit
+from ..domain.hardware_profiles import apply_profile, list_profiles
+from ..domain.job_request import validate_job_request
+from ..domain.job_status import job_view, select_pods
+from ..domain.queues import default_queue_name
+from ..domain.workloads import find_workload_for_job, positions_from_summaries
+from ..models import (
+    CleanupResponse,
+    EventView,
+    FieldError,
+    FitResponse,
+    JobDetail,
+    JobKind,
+    JobRequest,
+    JobsResponse,
+    JobStatus,
+    JobView,
+    SubmitResponse,
+    Visibility,
+)
+from .base import ApiError
+
+if TYPE_CHECKING:
+    from ..app import AccelApp
+    from ..cluster.hub import Hub
+
+
+@dataclass(frozen=True)
+class KindInfo:
+    cache_key: str
+    group: str
+    kind: str
+    plural: str
+
+
+KINDS: dict[JobKind, KindInfo] = {
+    JobKind.ray_cluster: KindInfo("rayclusters", "ray.io", "RayCluster", "rayclusters"),
+    JobKind.ray_job: KindInfo("rayjobs", "ray.io", "RayJob", "rayjobs"),
+    JobKind.pytorch: KindInfo("pytorchjobs", "kubeflow.org", "PyTorchJob", "pytorchjobs"),
+    JobKind.trainjob: KindInfo("trainjobs", "trainer.kubeflow.org", "TrainJob", "trainjobs"),
+}
+RAY_KINDS = (JobKind.ray_cluster, JobKind.ray_job)
+TERMINAL = (JobStatus.succeeded, JobStatus.failed)
+
+
+def parse_kind(text: str) -> JobKind:
+    try:
+        return JobKind(text)
+    except ValueError:
+        allowed = ", ".join(k.value for k in JobKind)
+        raise ApiError(400, f"kind: {text!r} is not a job kind; allowed: {allowed}", field="kind") from None
+
+
+class JobOps:
+    def __init__(self, app: AccelApp, hub: Hub):
+        self.app = app
+        self.hub = hub
+        self.namespace = hub.namespace
+        self.timeout = app.accel_config.request_timeout
+
+    # -- reading ---------------------------------------------------------------------------------------------
+    def served_kinds(self) -> list[JobKind]:
+        return [k for k, info in KINDS.items() if info.cache_key in self.hub.informers]
+
+    def known_accelerators(self) -> list[str]:
+        discovered = {r for n in self.hub.items("nodes") for r in ((n.get("status") or {}).get("allocatable") or {})}
+        return self.app.registry.known_names(discovered)
+
+    def _positions(self) -> dict[tuple[str, str], tuple[int | None, int | None]]:
+        return positions_from_summaries(*({"items": items} for items in self.hub.pending.values()))
+
+    def _view(self, obj: dict[str, Any], positions, workloads, pods, known) -> JobView:
+        wl = find_workload_for_job(workloads, obj)
+        pos = None
+        if wl is not None:
+            lq_pos, _ = positions.get((self.namespace, wl["metadata"]["name"]), (None, None))
+            pos = lq_pos
+        return job_view(obj, workload=wl, pods=select_pods(obj, pods), position=pos, known_accelerators=known)
+
+    def list_jobs(self, scope: str) -> JobsResponse:
+        if scope not in ("mine", "namespace"):
+            raise ApiError(400, f"scope: {scope!r} is not allowed; allowed: mine, namespace", field="scope")
+        workloads, pods, known = self.hub.items("workloads"), self.hub.items("pods"), self.known_accelerators()
+        positions = self._positions()
+        workbench = self.app.workbench_label()
+        views: list[JobView] = []
+        visibility: dict[str, Visibility] = {}
+        for kind in self.served_kinds():
+            info = KINDS[kind]
+            if not self.hub.readable(info.cache_key):
+                visibility[kind.value] = Visibility(visible=False, message="not visible to your account")
+                continue
+            visibility[kind.value] = Visibility()
+            for obj in self.hub.items(info.cache_key):
+                obj = {"apiVersion": f"{info.group}/{self.hub.version(info.group)}", "kind": info.kind, **obj}
+                if scope == "mine" and not _mine(obj, workbench):
+                    continue
+                views.append(self._view(obj, positions, workloads, pods, known))
+        views.sort(key=lambda v: v.created or "", reverse=True)
+        return JobsResponse(jobs=views, scope=scope, kinds_served=self.served_kinds(), visibility=visibility)
+
+    def cached(self, kind: JobKind, name: str) -> dict[str, Any]:
+        info = self._served(kind)
+        obj = self.hub.get(info.cache_key, name, self.namespace)
+        if obj is None:
+            raise ApiError(404, f"No {info.kind} named {name!r} in namespace {self.namespace}.", reason="Not found")
+        return {"apiVersion": f"{info.group}/{self.hub.version(info.group)}", "kind": info.kind, **obj}
+
+    def detail(self, kind: JobKind, name: str) -> JobDetail:
+        obj = self.cached(kind, name)
+        pods = select_pods(obj, self.hub.items("pods"))
+        view = self._view(obj, self._positions(), self.hub.items("workloads"), pods, self.known_accelerators())
+        about = {("Pod", p["metadata"]["name"]) for p in pods} | {(obj["kind"], name)}
+        if view.workload:
+            about.add(("Workload", view.workload))
+        events = [
+            EventView(
+                type=e.get("type"),
+                reason=e.get("reason"),
+                message=e.get("message"),
+                object=f"{e['involvedObject'].get('kind')}/{e['involvedObject'].get('name')}",
+                count=e.get("count") or 1,
+                last_seen=e.get("lastTimestamp") or e.get("eventTime") or (e.get("metadata") or {}).get(
+                    "creationTimestamp"),
+            )
+            for e in self.hub.items("events")
+            if (((e.get("involvedObject") or {}).get("kind"), (e.get("involvedObject") or {}).get("name")) in about)
+        ]
+        events.sort(key=lambda e: e.last_seen or "")
+        dashboard = f"{self.app.api_base()}jobs/{kind.value}/{name}/dashboard/" if kind in RAY_KINDS else None
+        return JobDetail(job=view, events=events, dashboard_path=dashboard)
+
+    def _served(self, kind: JobKind) -> KindInfo:
+        info = KINDS[kind]
+        if info.cache_key not in self.hub.informers:
+            raise ApiError(400, f"kind: this cluster does not serve {info.kind} ({info.group}).", field="kind")
+        return info
+
+    def ref(self, kind: JobKind, name: str) -> Ref:
+        info = self._served(kind)
+        return Ref(info.group, self.hub.version(info.group) or "", info.plural, self.namespace, name)
+
+    # -- request preparation (shared by the fit check and submit) --------------------------------------------
+    def prepare(self, request: JobRequest) -> tuple[list[dict[str, Any]], BuildContext]:
+        """Validate and build; raises a 400 naming every bad field."""
+        self._served(request.kind)
+        known = self.known_accelerators()
+        profile_dict = None
+        errors: list[FieldError] = []
+        if request.hardware_profile:
+            profile_dict, err = self._profile(request)
+            if err:
+                errors.append(err)
+        default_image = self.app.accel_config.default_images.get(request.kind.value)
+        errors += validate_job_request(request, known_accelerators=known, profile=profile_dict,
+                                       default_image=default_image)
+        queue = default_queue_name(self.hub.items("localqueues")) if self.hub.readable("localqueues") else None
+        if request.queue and self.hub.readable("localqueues"):
+            names = sorted(q["metadata"]["name"] for q in self.hub.items("localqueues"))
+            if request.queue not in names:
+                errors.append(FieldError(field="queue", message=f"no LocalQueue {request.queue!r} in "
+                                         f"{self.namespace}; allowed: {', '.join(names) or 'none'}"))
+        if errors:
+            raise _invalid(errors)
+        ctx = BuildContext(
+            namespace=self.namespace,
+            image=default_image,
+            queue=queue,
+            workbench=self.app.workbench_prefix(),
+            known_accelerators=known,
+            profile=profile_dict,
+            name_suffix=secrets.token_hex(3)[:5],
+        )
+        try:
+            return build_objects(request, ctx), ctx
+        except ValueError as exc:
+            raise ApiError(400, str(exc), reason="Invalid request") from None
+
+    def _profile(self, request: JobRequest) -> tuple[dict[str, Any] | None, FieldError | None]:
+        profiles = list_profiles(self.hub.items("hardwareprofiles"), self.hub.items("acceleratorprofiles"),
+                                 registry=self.app.registry)
+        match = next((p for p in profiles if p.name == request.hardware_profile), None)
+        if match is None:
+            names = ", ".join(p.name for p in profiles) or "none"
+            return None, FieldError(field="hardware_profile",
+                                    message=f"no hardware profile {request.hardware_profile!r}; allowed: {names}")
+        count = request.accelerators.count if request.accelerators else None
+        try:
+            return dataclasses.asdict(apply_profile(match, accelerator_count=count)), None
+        except ValueError as exc:
+            return None, FieldError(field="hardware_profile", message=str(exc).split(": ", 1)[-1])
+
+    # -- fit check -------------------------------------------------------------------------------------------
+    def fit(self, request: JobRequest) -> FitResponse:
+        objects, ctx = self.prepare(request)
+        job = objects[0]
+        queue = (job["metadata"].get("labels") or {}).get(L.QUEUE_NAME)
+        lq = self.hub.get("localqueues", queue, self.namespace) if queue else None
+        cq_name = ((lq or {}).get("spec") or {}).get("clusterQueue")
+        cq = self.hub.get("clusterqueues", cq_name) if cq_name else None
+        pending = [i for items in self.hub.pending.values() for i in items]
+        return check_fit(
+            demands(request, ctx),
+            nodes=self.hub.items("nodes") if self.hub.readable("nodes") else None,
+            pods=self.hub.items("allpods") if self.hub.readable("allpods") else None,
+            local_queue=lq,
+            cluster_queue=cq,
+            cluster_queues=self.hub.items("clusterqueues") if self.hub.readable("clusterqueues") else None,
+            cohorts=self.hub.items("cohorts") if self.hub.readable("cohorts") else None,
+            resource_flavors=self.hub.items("resourceflavors") if self.hub.readable("resourceflavors") else None,
+            pending=pending,
+            registry=self.app.registry,
+        )
+
+    # -- writes (blocking) -----------------------------------------------------------------------------------
+    def submit(self, request: JobRequest) -> tuple[SubmitResponse, int]:
+        if self.app.accel_config.read_only:
+            raise ApiError(403, "Launching jobs is switched off on this server (read-only).", reason="Read-only")
+        objects, _ = self.prepare(request)
+        api = self.hub.api
+        existing = self._by_request_id(request)
+        if existing is not None:
+            return SubmitResponse(job=self._fresh_view(existing), created=False), 200
+        job, extra = objects[0], objects[1:]
+        try:
+            for obj in objects:  # the API server's own validation first: nothing is created on a bad spec
+                writes.create(api, obj, self.namespace, dry_run=True, timeout=self.timeout)
+            created = writes.create(api, job, self.namespace, timeout=self.timeout)
+        except WriteError as exc:
+            if exc.status == 409 and request.client_request_id:
+                found = self._by_request_id(request)
+                if found is not None:
+                    return SubmitResponse(job=self._fresh_view(found), created=False), 200
+            raise _from_write(exc, job) from None
+        names = [f"{job['kind']}/{created['metadata']['name']}"]
+        try:
+            for obj in extra:  # e.g. the script ConfigMap, owned by the job so deleting the job removes it
+                out = writes.create(api, with_owner(obj, created), self.namespace, timeout=self.timeout)
+                names.append(f"{obj['kind']}/{out['metadata']['name']}")
+        except WriteError as exc:
+            writes.delete(api, Ref.of(created, self.namespace), timeout=self.timeout)
+            raise _from_write(exc, extra[0]) from None
+        return SubmitResponse(job=self._fresh_view(created), created=True, objects=names), 201
+
+    def _by_request_id(self, request: JobRequest) -> dict[str, Any] | None:
+        if not request.client_request_id:
+            return None
+        info = KINDS[request.kind]
+        for obj in self.hub.items(info.cache_key):
+            ann = (obj.get("metadata") or {}).get("annotations") or {}
+            if ann.get(L.REQUEST_ID) == request.client_request_id:
+                return {"apiVersion": f"{info.group}/{self.hub.version(info.group)}", "kind": info.kind, **obj}
+        # the cache may lag a create by a few milliseconds: ask the API server by label
+        from ..cluster import rest
+
+        ref = Ref(info.group, self.hub.version(info.group) or "", info.plural, self.namespace, "")
+        found = rest.request(self.hub.api, "GET", ref.path(with_name=False), timeout=self.timeout,
+                             query={"labelSelector": f"{L.REQUEST_ID}={request.client_request_id}"})
+        items = found.get("items") or []
+        return {"apiVersion": ref.group + "/" + ref.version, "kind": info.kind, **items[0]} if items else None
+
+    def _fresh_view(self, obj: dict[str, Any]) -> JobView:
+        return self._view(obj, self._positions(), self.hub.items("workloads"), self.hub.items("pods"),
+                          self.known_accelerators())
+
+    def delete(self, kind: JobKind, name: str) -> None:
+        self._writable()
+        self.cached(kind, name)
+        writes.delete(self.hub.api, self.ref(kind, name), timeout=self.timeout)
+
+    def set_suspended(self, kind: JobKind, name: str, suspend: bool) -> JobView:
+        """Kueue's stop / resume: deactivate the Workload when there is one, else suspend the job itself."""
+        self._writable()
+        obj = self.cached(kind, name)
+        wl = find_workload_for_job(self.hub.items("workloads"), obj)
+        if wl is not None:
+            wl_ref = Ref("kueue.x-k8s.io", self.hub.version("kueue.x-k8s.io") or "", "workloads", self.namespace,
+                         wl["metadata"]["name"])
+            writes.merge_patch(self.hub.api, wl_ref, {"spec": {"active": not suspend}}, timeout=self.timeout)
+        else:
+            path = {"pytorch": {"spec": {"runPolicy": {"suspend": suspend}}}}.get(
+                kind.value, {"spec": {"suspend": suspend}})
+            writes.merge_patch(self.hub.api, self.ref(kind, name), path, timeout=self.timeout)
+        return self._fresh_view(self.cached(kind, name))
+
+    def cleanup(self, older_than: int, scope: str, dry_run: bool) -> CleanupResponse:
+        if not dry_run:
+            self._writable()
+        now = datetime.now(UTC)
+        doomed = []
+        for view in self.list_jobs(scope).jobs:
+            if view.status not in TERMINAL or not view.managed_by_us:
+                continue
+            ended = _parse_time(view.end_time) or _parse_time(view.created)
+            if ended is not None and (now - ended).total_seconds() >= older_than:
+                doomed.append(view)
+        if not dry_run:
+            for v in doomed:
+                writes.delete(self.hub.api, self.ref(v.kind, v.name), timeout=self.timeout)
+        return CleanupResponse(deleted=[f"{v.kind.value}/{v.name}" for v in doomed], dry_run=dry_run)
+
+    def _writable(self) -> None:
+        if self.app.accel_config.read_only:
+            raise ApiError(403, "Controlling jobs is switched off on this server (read-only).", reason="Read-only")
+
+
+def _mine(obj: dict[str, Any], workbench: str | None) -> bool:
+    if not L.is_managed(obj):
+        return False
+    if workbench is None:
+        return True
+    return ((obj.get("metadata") or {}).get("labels") or {}).get(L.WORKBENCH) == workbench
+
+
+def _parse_time(text: str | None) -> datetime | None:
+    if not text:
+        return None
+    try:
+        return datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+
+
+def _invalid(errors: list[FieldError]) -> ApiError:
+    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    return ApiError(400, f"{errors[0].field}: {errors[0].message}{more}", reason="Invalid request",
+                    field=errors[0].field, errors=errors)
+
+
+def _from_write(exc: WriteError, obj: dict[str, Any]) -> ApiError:
+    """The API server's refusal as our error: 409 for a name clash, 400 with fields for an invalid spec."""
+    name = (obj.get("metadata") or {}).get("name")
+    if exc.status == 409:
+        return ApiError(409, f"name: a {obj.get('kind')} named {name!r} already exists in this namespace; "
+                        "choose another name or delete the old one.", reason="Conflict", field="name")
+    if exc.status in (400, 422):
+        errors = [FieldError(field=c["field"] or "(object)", message=c["message"]) for c in exc.causes]
+        errors = errors or [FieldError(field="(object)", message=exc.message)]
+        return ApiError(400, f"The API server refused the {obj.get('kind')}: {exc.message}",
+                        reason="Invalid request", field=errors[0].field, errors=errors)
+    if exc.status == 403:
+        return ApiError(403, f"not visible to your account: {exc.message}", reason="Forbidden")
+    return ApiError(502, f"The API server answered {exc.status}: {exc.message}", reason="Kubernetes error")

@@ -1,0 +1,235 @@
+"""Jobs: list, fit check, submit, detail, delete, suspend / resume, logs, clean-up and the Ray dashboard proxy."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from tornado import web
+
+from ..cluster import rest
+from ..cluster.logs import LogStream
+from ..cluster.writes import WriteError
+from ..domain.job_status import select_pods
+from ..models import (
+    CleanupRequest,
+    CleanupResponse,
+    FitResponse,
+    JobDetail,
+    JobKind,
+    JobRequest,
+    JobsResponse,
+    JobView,
+    SubmitResponse,
+)
+from .base import AccelHandler, ApiError, Endpoint
+from .job_ops import RAY_KINDS, JobOps, _from_write, parse_kind
+
+T = TypeVar("T")
+NAME = r"(?P<name>[a-z0-9][-a-z0-9.]*)"
+KIND = r"(?P<kind>[a-z-]+)"
+
+
+class JobsBase(AccelHandler):
+    def ops(self) -> JobOps:
+        return JobOps(self.accel, self.hub())
+
+    async def blocking(self, fn: Callable[..., T], *args: Any) -> T:
+        """Kubernetes writes never run on the event loop."""
+        try:
+            return await asyncio.get_running_loop().run_in_executor(None, fn, *args)
+        except WriteError as exc:
+            raise _from_write(exc, {"kind": "object"}) from None
+
+
+class JobsHandler(JobsBase):
+    path = "jobs"
+    endpoints = {
+        "get": Endpoint("All jobs of the namespace, every kind, with unified status", response=JobsResponse,
+                        query={"scope": "mine | namespace (default namespace)"}, errors=(400, 503)),
+        "post": Endpoint("Submit a job (server-side dry run first)", request=JobRequest, response=SubmitResponse,
+                         status=201, errors=(400, 409, 503)),
+    }
+    _track_activity = False  # GET is polled; POST marks activity itself below
+
+    @web.authenticated
+    def get(self) -> None:
+        self.send(self.ops().list_jobs(self.get_argument("scope", "namespace")))
+
+    @web.authenticated
+    async def post(self) -> None:
+        self._track_activity = True
+        request = self.parse_body(JobRequest)
+        ops = self.ops()
+        response, status = await self.blocking(ops.submit, request)
+        self.send(response, status)
+
+
+class FitHandler(JobsBase):
+    path = "fit"
+    endpoints = {"post": Endpoint("Would this job fit now, queue, or never fit? No side effects.",
+                                  request=JobRequest, response=FitResponse, errors=(400, 503))}
+
+    @web.authenticated
+    def post(self) -> None:
+        self.send(self.ops().fit(self.parse_body(JobRequest)))
+
+
+class JobHandler(JobsBase):
+    path = f"jobs/{KIND}/{NAME}"
+    endpoints = {
+        "get": Endpoint("One job: status, pods, events", response=JobDetail, errors=(400, 404, 503)),
+        "delete": Endpoint("Delete the job with its pods", status=204, errors=(400, 404, 503)),
+    }
+    _track_activity = False
+
+    @web.authenticated
+    def get(self, kind: str, name: str) -> None:
+        self.send(self.ops().detail(parse_kind(kind), name))
+
+    @web.authenticated
+    async def delete(self, kind: str, name: str) -> None:
+        self._track_activity = True
+        await self.blocking(self.ops().delete, parse_kind(kind), name)
+        self.set_status(204)
+        self.finish()
+
+
+class JobActionHandler(JobsBase):
+    path = f"jobs/{KIND}/{NAME}/(?P<action>suspend|resume)"
+    endpoints = {"post": Endpoint("Suspend or resume (Kueue stop / resume)", response=JobView,
+                                  errors=(400, 404, 503))}
+
+    @web.authenticated
+    async def post(self, kind: str, name: str, action: str) -> None:
+        view = await self.blocking(self.ops().set_suspended, parse_kind(kind), name, action == "suspend")
+        self.send(view)
+
+
+class CleanupHandler(JobsBase):
+    path = "jobs/cleanup"
+    endpoints = {"post": Endpoint("Delete finished jobs older than an age", request=CleanupRequest,
+                                  response=CleanupResponse, errors=(400, 503))}
+
+    @web.authenticated
+    async def post(self) -> None:
+        body = self.parse_body(CleanupRequest)
+        self.send(await self.blocking(self.ops().cleanup, body.older_than_seconds, body.scope, body.dry_run))
+
+
+class JobLogsHandler(JobsBase):
+    path = f"jobs/{KIND}/{NAME}/logs"
+    endpoints = {"get": Endpoint(
+        "Logs of one pod of the job (default: the head / master), streamed; follow keeps the stream open",
+        streaming="text/plain", errors=(400, 404, 503),
+        query={"pod": "pod name (default: first pod)", "container": "container name",
+               "tail": "last N lines (default 1000)", "follow": "true to stream new lines"})}
+    _track_activity = False
+    MAX_TAIL = 100_000
+
+    @web.authenticated
+    async def get(self, kind: str, name: str) -> None:
+        ops = self.ops()
+        job = ops.cached(parse_kind(kind), name)
+        pods = select_pods(job, ops.hub.items("pods"))
+        pod = self.get_argument("pod", None) or _first_pod(pods)
+        if pod is None:
+            raise ApiError(404, f"{name} has no pods yet, so there are no logs.", reason="No pods")
+        if pod not in {p["metadata"]["name"] for p in pods}:
+            raise ApiError(400, f"pod: {pod!r} is not a pod of {name}", field="pod")
+        tail = _int_arg(self.get_argument("tail", "1000"), "tail", 0, self.MAX_TAIL)
+        follow = self.get_argument("follow", "false").lower() in ("1", "true", "yes")
+        container = self.get_argument("container", None)
+        loop = asyncio.get_running_loop()
+        try:
+            stream = await loop.run_in_executor(None, lambda: LogStream(
+                ops.hub.api, ops.namespace, pod, container=container, tail_lines=tail, follow=follow,
+                timeout=self.accel.accel_config.request_timeout))
+        except WriteError as exc:
+            raise ApiError(exc.status if exc.status in (400, 404) else 502, f"logs of {pod}: {exc.message}",
+                           reason="Logs unavailable") from None
+        self._stream = stream
+        self.set_header("Content-Type", "text/plain; charset=utf-8")
+        self.set_header("Cache-Control", "no-cache")
+        chunks = stream.chunks()
+        try:
+            while True:
+                chunk = await loop.run_in_executor(None, next, chunks, None)
+                if chunk is None:
+                    break
+                self.write(chunk)
+                await self.flush()  # hand each chunk on at once: memory stays at one chunk per stream
+        except Exception:
+            pass
+        finally:
+            stream.close()
+        with contextlib.suppress(Exception):
+            self.finish()
+
+    def on_connection_close(self) -> None:
+        stream = getattr(self, "_stream", None)
+        if stream is not None:
+            stream.close()
+
+
+class RayDashboardHandler(JobsBase):
+    """The Ray dashboard through the API server's service proxy: no in-cluster URL ever reaches the browser."""
+
+    path = f"jobs/{KIND}/{NAME}/dashboard/(?P<subpath>.*)"
+    endpoints = {"get": Endpoint("Ray dashboard of a RayCluster / RayJob, proxied", streaming="text/html",
+                                 errors=(400, 404, 502, 503))}
+
+    @web.authenticated
+    async def get(self, kind: str, name: str, subpath: str = "") -> None:
+        job_kind = parse_kind(kind)
+        if job_kind not in RAY_KINDS:
+            raise ApiError(400, "kind: only ray-cluster and ray-job have a Ray dashboard", field="kind")
+        ops = self.ops()
+        job = ops.cached(job_kind, name)
+        cluster = name if job_kind is JobKind.ray_cluster else (job.get("status") or {}).get("rayClusterName")
+        if not cluster:
+            raise ApiError(404, f"{name} has no Ray cluster yet.", reason="No cluster")
+        path = (f"/api/v1/namespaces/{ops.namespace}/services/{cluster}-head-svc:dashboard/proxy/"
+                + subpath.lstrip("/"))
+        query = {k: self.get_argument(k) for k in self.request.arguments}
+
+        def fetch() -> tuple[int, str, bytes]:
+            try:
+                resp = rest.stream(ops.hub.api, path, query=query, accept="*/*",
+                                   timeout=self.accel.accel_config.request_timeout)
+            except rest.ApiException as exc:
+                return exc.status or 502, "application/json", b""
+            body = resp.read()
+            return resp.status, resp.getheader("Content-Type") or "application/octet-stream", body
+
+        status, ctype, body = await asyncio.get_running_loop().run_in_executor(None, fetch)
+        if status >= 400:
+            raise ApiError(502, f"The Ray dashboard of {cluster} did not answer (HTTP {status}); the head pod may "
+                           "not be running yet.", reason="Dashboard unavailable")
+        self.set_header("Content-Type", ctype)
+        self.finish(body)
+
+
+def _first_pod(pods: list[dict[str, Any]]) -> str | None:
+    """Head or master first: that is where a job's driver output is."""
+    order = {"head": 0, "master": 0, "submitter": 1}
+
+    def rank(p: dict[str, Any]) -> tuple[int, str]:
+        labels = (p.get("metadata") or {}).get("labels") or {}
+        role = labels.get("jupyter-accel.io/role") or labels.get("ray.io/node-type") or labels.get(
+            "training.kubeflow.org/replica-type", "")
+        return order.get(role.lower(), 2), p["metadata"]["name"]
+
+    return min(pods, key=rank)["metadata"]["name"] if pods else None
+
+
+def _int_arg(text: str, name: str, low: int, high: int) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise ApiError(400, f"{name}: {text!r} is not a whole number", field=name) from None
+    if not low <= value <= high:
+        raise ApiError(400, f"{name}: must be between {low} and {high}", field=name)
+    return value

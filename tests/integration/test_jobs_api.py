@@ -1,0 +1,182 @@
+"""Launch, watch and control jobs through the REST API, as the notebook user, against the real operators."""
+
+from __future__ import annotations
+
+import pytest
+
+from jupyter_accel.cluster import rest
+
+from .conftest import NAMESPACE, wait_for
+
+pytestmark = pytest.mark.cluster
+
+
+def job_of(body: dict, name: str) -> dict | None:
+    return next((j for j in body["jobs"] if j["name"] == name), None)
+
+
+def pytorch(name: str, workers: int, gpus: int, **extra) -> dict:
+    return {"kind": "pytorch", "name": name, "image": "busybox", "command": ["python", "train.py"],
+            "workers": workers, "accelerators": {"resource": "nvidia.com/gpu", "count": gpus}, **extra}
+
+
+def admin_list(admin_api, plural: str, group: str = "kubeflow.org", version: str = "v1") -> list[str]:
+    out = rest.request(admin_api, "GET", rest.resource_path(group, version, plural, NAMESPACE))
+    return [o["metadata"]["name"] for o in out.get("items") or []]
+
+
+async def delete(api, kind: str, name: str) -> None:
+    await api.call("DELETE", f"jobs/{kind}/{name}")
+
+
+async def test_pytorchjob_runs_to_succeeded_with_logs(api, unique):
+    name = unique("ddp")
+    code, out = await api.call("POST", "jobs", pytorch(name, 3, 1))
+    assert code == 201, out
+    assert out["created"] is True
+    try:
+        body = await api.until("jobs", lambda b: (j := job_of(b, name)) and j["status"] == "Succeeded", timeout=120)
+        job = job_of(body, name)
+        assert job["managed_by_us"] is True
+        assert job["queue"] == "default"
+        roles = sorted(p["role"] for p in job["pods"])
+        assert roles == ["master", "worker", "worker"], job["pods"]
+        assert all(p["node"] and p["node"].startswith("gpu-h100") for p in job["pods"])
+        code, logs = await api.call("GET", f"jobs/pytorch/{name}/logs")
+        assert code == 200 and logs.strip(), logs
+        detail = await api.get(f"jobs/pytorch/{name}")
+        assert any(e["reason"] for e in detail["events"])
+    finally:
+        await delete(api, "pytorch", name)
+
+
+async def test_raycluster_gets_head_and_workers(api, unique):
+    name = unique("ray")
+    req = {"kind": "ray-cluster", "name": name, "image": "rayproject/ray:2.41.0", "workers": 2,
+           "accelerators": {"resource": "nvidia.com/gpu", "count": 1}}
+    code, out = await api.call("POST", "jobs", req)
+    assert code == 201, out
+    try:
+        body = await api.until("jobs", lambda b: (j := job_of(b, name)) and j["status"] == "Running"
+                               and len(j["pods"]) == 3, timeout=120)
+        roles = sorted(p["role"] for p in job_of(body, name)["pods"])
+        assert roles == ["head", "worker", "worker"]
+        detail = await api.get(f"jobs/ray-cluster/{name}")
+        assert detail["dashboard_path"].endswith(f"jobs/ray-cluster/{name}/dashboard/")
+    finally:
+        await delete(api, "ray-cluster", name)
+
+
+class TestWithQuotaVisible:
+    """The fit check needs nodes and ClusterQueues: run as the identity an admin let see them."""
+
+    @pytest.fixture
+    def identity(self) -> str:
+        return "queue-viewer"
+
+    async def test_fits_now(self, api, unique):
+        code, fit = await api.call("POST", "fit", pytorch(unique("fit"), 3, 1))
+        assert code == 200, fit
+        assert fit["verdict"] == "fits_now", fit
+
+    async def test_over_quota_is_queued_with_reason_and_position(self, api, unique):
+        await _over_quota(api, unique)
+
+    async def test_never_fits_is_refused_by_fit_check(self, api, unique):
+        code, fit = await api.call("POST", "fit", pytorch(unique("huge"), 1, 16))
+        assert code == 200
+        assert fit["verdict"] == "never_fits", fit
+        assert "8" in fit["message"], fit["message"]
+
+
+async def _over_quota(api, unique):
+    """team-a may hold 12 H100 (8 nominal + 4 borrowed). A 12-GPU blocker runs; the next three must queue."""
+    blocker = unique("blocker")
+    queued = [unique(f"q{i}") for i in range(3)]
+    long_run = {"env": {}, "labels": {}}
+    code, out = await api.call("POST", "jobs", {**pytorch(blocker, 3, 4), **long_run,
+                                                "command": ["sleep", "3600"]})
+    assert code == 201, out
+    try:
+        await api.until("jobs", lambda b: (j := job_of(b, blocker)) and j["status"] in ("Running", "Starting",
+                                                                                        "Admitted"), timeout=90)
+        fit_code, fit = await api.call("POST", "fit", pytorch(queued[0], 1, 2))
+        assert fit_code == 200 and fit["verdict"] == "must_queue", fit
+        assert "quota" in fit["message"].lower()
+        for n in queued:
+            code, out = await api.call("POST", "jobs", pytorch(n, 1, 2))
+            assert code == 201, out
+        body = await api.until("jobs", lambda b: all((j := job_of(b, n)) and j["status"] == "Queued"
+                                                     and j["position"] is not None for n in queued), timeout=90)
+        positions = [job_of(body, n)["position"] for n in queued]
+        assert positions == [0, 1, 2], positions
+        reason = job_of(body, queued[0])["reason"]
+        assert "quota" in reason.lower() and "nvidia.com/gpu" in reason, reason
+    finally:
+        for n in [blocker, *queued]:
+            await delete(api, "pytorch", n)
+
+
+async def test_suspend_resume_delete(api, unique, admin_api):
+    name = unique("ctl")
+    code, out = await api.call("POST", "jobs", {**pytorch(name, 1, 1), "command": ["sleep", "3600"]})
+    assert code == 201, out
+    try:
+        await api.until("jobs", lambda b: (j := job_of(b, name)) and j["status"] in ("Running", "Starting"))
+        code, view = await api.call("POST", f"jobs/pytorch/{name}/suspend")
+        assert code == 200, view
+        await api.until("jobs", lambda b: (j := job_of(b, name)) and j["status"] == "Suspended")
+        code, view = await api.call("POST", f"jobs/pytorch/{name}/resume")
+        assert code == 200, view
+        await api.until("jobs", lambda b: (j := job_of(b, name)) and j["status"] != "Suspended")
+    finally:
+        code, _ = await api.call("DELETE", f"jobs/pytorch/{name}")
+        assert code == 204
+    await wait_for(lambda: name not in admin_list(admin_api, "pytorchjobs"), 60, "the PyTorchJob to go")
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"kind": "pytorch", "name": "Bad_Name", "command": ["x"]}, "name"),
+        ({"kind": "pytorch", "command": ["x"], "workers": 100000}, "workers"),
+        ({"kind": "pytorch", "command": ["x"], "accelerators": {"resource": "example.com/tpu", "count": 1}},
+         "accelerators.resource"),
+        ({"kind": "pytorch", "command": ["x"], "queue": "no-such-queue"}, "queue"),
+        ({"kind": "starship", "command": ["x"]}, "kind"),
+        ({"kind": "pytorch", "command": ["x"], "cpu": "lots"}, "cpu"),
+    ],
+)
+async def test_invalid_requests_are_400_and_create_nothing(api, admin_api, body, field):
+    before = admin_list(admin_api, "pytorchjobs")
+    code, err = await api.call("POST", "jobs", body)
+    assert code == 400, err
+    assert err["field"].startswith(field), err
+    assert err["message"]
+    assert admin_list(admin_api, "pytorchjobs") == before
+
+
+async def test_retry_with_same_request_id_creates_one_job(api, admin_api):
+    req = {**pytorch(None, 1, 1), "client_request_id": "retry-test-1"}
+    req.pop("name")
+    code1, first = await api.call("POST", "jobs", req)
+    code2, second = await api.call("POST", "jobs", req)
+    try:
+        assert code1 == 201, first
+        assert code2 == 200 and second["created"] is False, second
+        assert first["job"]["name"] == second["job"]["name"]
+        assert admin_list(admin_api, "pytorchjobs").count(first["job"]["name"]) == 1
+    finally:
+        await delete(api, "pytorch", first["job"]["name"])
+
+
+async def test_name_clash_is_409(api, unique):
+    name = unique("clash")
+    code, out = await api.call("POST", "jobs", pytorch(name, 1, 1))
+    assert code == 201, out
+    try:
+        code, err = await api.call("POST", "jobs", pytorch(name, 1, 1))
+        assert code == 409, err
+        assert "already exists" in err["message"]
+    finally:
+        await delete(api, "pytorch", name)

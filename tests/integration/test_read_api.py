@@ -1,0 +1,125 @@
+"""The read side against the devcluster: exact figures, permission-degraded views, recovery of the watches."""
+
+from __future__ import annotations
+
+import pytest
+
+from .conftest import NAMESPACE, admin_create, admin_delete, gpu_pod, wait_for
+
+pytestmark = pytest.mark.cluster
+
+
+def model(inv: dict, resource: str) -> dict:
+    return next(m for m in inv["models"] if m["resource"] == resource)
+
+
+def node_dev(inv: dict, node: str, resource: str) -> dict:
+    n = next(n for n in inv["nodes"] if n["name"] == node)
+    return next(d for d in n["accelerators"] if d["resource"] == resource)
+
+
+class TestInventoryAsAdmin:
+    @pytest.fixture
+    def identity(self) -> str:
+        return "admin"
+
+    async def test_free_h100_after_a_three_gpu_pod(self, api, admin_api, unique):
+        before = await api.get("inventory")
+        assert node_dev(before, "gpu-h100-0", "nvidia.com/gpu")["allocatable"] == 8
+        base_free = node_dev(before, "gpu-h100-0", "nvidia.com/gpu")["free"]
+        total_free = model(before, "nvidia.com/gpu")["free"]
+        name = unique("three-gpus")
+        admin_create(admin_api, gpu_pod(name, "gpu-h100-0", 3), "team-b")
+        try:
+            inv = await api.until("inventory", lambda b: node_dev(b, "gpu-h100-0", "nvidia.com/gpu")["free"]
+                                  == base_free - 3)
+            dev = node_dev(inv, "gpu-h100-0", "nvidia.com/gpu")
+            assert dev["allocated"] == 8 - base_free + 3
+            assert model(inv, "nvidia.com/gpu")["free"] == total_free - 3
+            assert "H100" in dev["model"]
+        finally:
+            admin_delete(admin_api, "v1", "Pod", name, "team-b")
+        await api.until("inventory", lambda b: node_dev(b, "gpu-h100-0", "nvidia.com/gpu")["free"] == base_free)
+
+    async def test_mig_amd_gaudi_counts(self, api):
+        inv = await api.get("inventory")
+        assert node_dev(inv, "gpu-a100-mig-0", "nvidia.com/mig-1g.10gb")["allocatable"] == 14
+        assert node_dev(inv, "gpu-a100-mig-0", "nvidia.com/mig-3g.40gb")["allocatable"] == 4
+        assert node_dev(inv, "gpu-a100-mig-0", "nvidia.com/mig-1g.10gb")["mig_profile"] == "1g.10gb"
+        assert model(inv, "amd.com/gpu")["allocatable"] == 8
+        assert model(inv, "habana.ai/gaudi")["allocatable"] == 8
+        assert model(inv, "nvidia.com/gpu")["allocatable"] == 16
+        assert model(inv, "nvidia.com/gpu")["node_count"] == 2
+        assert inv["pods_visibility"]["visible"] is True
+
+
+class TestNotebookUser:
+    async def test_nodes_not_visible_is_a_state_not_an_error(self, api):
+        inv = await api.get("inventory")
+        assert inv["visibility"]["visible"] is False
+        assert inv["visibility"]["message"] == "not visible to your account"
+        assert inv["nodes"] == []
+
+    async def test_queues_without_clusterqueue_rights(self, api):
+        q = await api.until("queues", lambda b: b["queues"])
+        assert q["default_queue"] == "default"
+        lq = next(x for x in q["queues"] if x["name"] == "default")
+        assert lq["cluster_queue"] == "team-a-cq"
+        assert lq["cluster_queue_visibility"]["visible"] is False
+        assert lq["cluster_queue_visibility"]["message"] == "not visible to your account"
+
+    async def test_info_reports_permissions(self, api):
+        info = await api.get("info")
+        perms = {(p["verb"], p["resource"], p["namespaced"]): p["allowed"] for p in info["capabilities"]["permissions"]}
+        assert perms[("list", "nodes", False)] is False
+        assert perms[("create", "pytorchjobs", True)] is True
+        assert info["connection"]["user"] == "notebook-user"
+        assert info["connection"]["namespace"] == NAMESPACE
+
+
+class TestQueueViewer:
+    @pytest.fixture
+    def identity(self) -> str:
+        return "queue-viewer"
+
+    async def test_clusterqueue_quota(self, api):
+        q = await api.until("queues", lambda b: b["queues"] and b["queues"][0]["cluster_queue_visibility"]["visible"])
+        lq = next(x for x in q["queues"] if x["name"] == "default")
+        assert lq["cohort"] == "research"
+        cell = next(
+            r for f in lq["flavors"] if f["name"] == "nvidia-h100-80gb" for r in f["resources"]
+            if r["resource"] == "nvidia.com/gpu"
+        )
+        assert cell["nominal"] == 8
+        assert cell["borrowing_limit"] == 4
+
+    async def test_inventory_without_cluster_pods(self, api):
+        inv = await api.get("inventory")
+        assert node_dev(inv, "gpu-h100-1", "nvidia.com/gpu")["allocatable"] == 8
+        assert node_dev(inv, "gpu-h100-1", "nvidia.com/gpu")["free"] is None  # unknown, not guessed
+        assert inv["pods_visibility"]["visible"] is False
+
+
+class TestWatchRecovery:
+    @pytest.fixture
+    def identity(self) -> str:
+        return "admin"
+
+    async def test_caches_recover_after_apiserver_restart(self, api, devcluster, admin_api, unique):
+        await api.get("inventory")
+        devcluster.restart("kube-apiserver")
+        name = unique("after-restart")
+
+        def create():
+            try:
+                admin_create(admin_api, gpu_pod(name, "gpu-h100-1", 1), "team-b")
+                return True
+            except Exception:
+                return False
+
+        await wait_for(create, 60, "the API server to accept writes again")
+        try:
+            await api.until("inventory", lambda b: node_dev(b, "gpu-h100-1", "nvidia.com/gpu")["allocated"] >= 1,
+                            timeout=90)
+        finally:
+            admin_delete(admin_api, "v1", "Pod", name, "team-b")
