@@ -19,6 +19,8 @@ import time
 import urllib.request
 from pathlib import Path
 
+from jupyter_accel.domain.resources import parse_quantity
+
 from . import manifests, pki
 from .process import Process, Recorded
 from .rest import ApiError, Rest, insecure_context, tls_context
@@ -452,7 +454,11 @@ class Cluster:
             if node is None:
                 return False
             conds = {c["type"]: c["status"] for c in node.get("status", {}).get("conditions", [])}
-            if conds.get("Ready") != "True" or node["status"].get("allocatable") != alloc:
+            got = node["status"].get("allocatable", {})
+            # compare as quantities: the apiserver canonicalises (1024Gi comes back as 1Ti)
+            if conds.get("Ready") != "True" or {k: parse_quantity(v) for k, v in got.items()} != {
+                k: parse_quantity(v) for k, v in alloc.items()
+            }:
                 return False
         return True
 

@@ -199,19 +199,21 @@ def _check_nodes(
         rq = roles_q.get(d.role) or _RoleQuota()
         selector = {**rq.node_labels, **d.node_selector}
         tolerations = d.tolerations + rq.tolerations
+        wanted = {r: v for r, v in d.requests.items() if v > 0}
+        # Only nodes big enough for one pod explain a placement failure; CPU nodes do not matter for a GPU pod.
+        big_enough = [n for n in by_name if _fits(wanted, allocatable[n])]
         why: Counter[str] = Counter()
         elig = []
         for name, node in by_name.items():
             problems = placement_problems(
                 node, node_selector=selector, tolerations=tolerations, affinity=d.affinity, check_state=False
             )
-            if problems:
-                why.update(problems)
-            else:
+            if not problems:
                 elig.append(name)
+            elif name in big_enough:
+                why.update(problems)
         eligible[d.role] = elig
         usable[d.role] = [n for n in elig if is_node_ready(by_name[n]) and not is_node_unschedulable(by_name[n])]
-        wanted = {r: v for r, v in d.requests.items() if v > 0}
         largest = {r: max((allocatable[n].get(r, ZERO) for n in elig), default=ZERO) for r in wanted}
         role = RoleFit(
             role=d.role,
@@ -226,15 +228,18 @@ def _check_nodes(
             role.largest_free = {
                 r: to_number(max((free[n].get(r, ZERO) for n in usable[d.role]), default=ZERO)) for r in wanted
             }
-        if not elig:
-            top = ", ".join(f"{p} on {c} node{'s' if c > 1 else ''}" for p, c in why.most_common(3))
-            role.problems.append(f"no node matches the {d.role} pod's placement rules ({top or 'no nodes'})")
-        else:
+        if not big_enough:
             for r, v in wanted.items():
-                if v > largest[r]:
+                top = max((allocatable[n].get(r, ZERO) for n in by_name), default=ZERO)
+                if v > top:
                     role.problems.append(
-                        f"a {d.role} pod needs {_q(r, v)}, the largest node has {format_quantity(r, largest[r])}"
+                        f"a {d.role} pod needs {_q(r, v)}, the largest node has {format_quantity(r, top)}"
                     )
+            if not role.problems:
+                role.problems.append(f"no node has everything one {d.role} pod needs at once")
+        elif not any(n in big_enough for n in elig):
+            top = ", ".join(f"{p} on {c} node{'s' if c > 1 else ''}" for p, c in why.most_common(3))
+            role.problems.append(f"no node big enough for a {d.role} pod accepts it ({top})")
         fits[d.role] = role
     ever = _pack(demands, eligible, allocatable, registry)
     now = _pack(demands, usable, free, registry) if free is not None else None
@@ -278,6 +283,22 @@ def _ahead(pending: list[dict[str, Any]], priority: int) -> list[PendingAhead]:
                 requests={r: to_number(v) for r, v in reqs.items()},
             )
         )
+    return out
+
+
+def _stopped(local_queue: dict[str, Any] | None, cluster_queue: dict[str, Any] | None) -> list[str]:
+    """Why the queue admits nothing at the moment (stopPolicy, inactive), whatever the quota says."""
+    out = []
+    for kind, obj in (("LocalQueue", local_queue), ("ClusterQueue", cluster_queue)):
+        if not obj:
+            continue
+        name = (obj.get("metadata") or {}).get("name")
+        policy = (obj.get("spec") or {}).get("stopPolicy")
+        active = next((c for c in (obj.get("status") or {}).get("conditions") or [] if c.get("type") == "Active"), None)
+        if policy in ("Hold", "HoldAndDrain"):
+            out.append(f"{kind} {name} is stopped ({policy})")
+        elif active is not None and active.get("status") == "False":
+            out.append(f"{kind} {name} is inactive ({active.get('message') or active.get('reason')})")
     return out
 
 
@@ -364,6 +385,7 @@ def check_fit(
 
     ahead = _ahead(pending or [], priority) if local_queue is not None else []
     strict = ((cluster_queue or {}).get("spec") or {}).get("queueingStrategy") == "StrictFIFO"
+    stopped = _stopped(local_queue, cluster_queue)
 
     quota_short = [q for q in quota_rows if not q.fits_now]
     nodes_short = [r for r in roles.values() if r.fits_now is False]
@@ -371,9 +393,9 @@ def check_fit(
     if quota_never or node_never:
         verdict = FitVerdict.never_fits
         message = "Can never fit: " + "; ".join(dict.fromkeys(quota_never + node_never))
-    elif quota_short or nodes_short or (strict and ahead):
+    elif quota_short or nodes_short or (strict and ahead) or stopped:
         verdict = FitVerdict.must_queue
-        parts = []
+        parts = list(stopped)
         if ahead:
             parts.append(f"queued behind {len(ahead)} workload{'s' if len(ahead) != 1 else ''}")
         for q in quota_short:

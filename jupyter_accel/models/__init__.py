@@ -1,11 +1,25 @@
 """The wire schema: every request and response body of the REST API, defined once.
 
 Imported by the server (validation, responses, the OpenAPI document) and by the kernel-side client (parsing).
-docs/openapi.json and labextension/src/generated/api.ts are generated from these (`python -m jupyter_accel.openapi`, npm run gen:types).
-One module per resource family; this package re-exports them all.
+docs/openapi.json and labextension/src/generated/api.ts are generated from these (`python -m jupyter_accel.openapi`,
+`npm run gen:types`). One module per resource family; this package re-exports them all.
 """
 
-from .base import API_PREFIX, API_VERSION, ErrorResponse, FieldError, Visibility, Wire
+from .base import (
+    API_PREFIX,
+    API_VERSION,
+    ErrorResponse,
+    FieldError,
+    Visibility,
+    Wire,
+)
+from .fit import (
+    FitResponse,
+    FitVerdict,
+    PendingAhead,
+    QuotaHeadroom,
+    RoleFit,
+)
 from .info import (
     ApiAvailability,
     Capabilities,
@@ -16,62 +30,7 @@ from .info import (
     Permission,
     TokenRequest,
 )
-
-__all__ = [
-    "CleanupRequest",
-    "CleanupResponse",
-    "EventView",
-    "JobDetail",
-    "JobsResponse",
-    "SubmitResponse",
-    "API_PREFIX",
-    "API_VERSION",
-    "ApiAvailability",
-    "Capabilities",
-    "Connection",
-    "ConnectionState",
-    "ErrorResponse",
-    "FieldError",
-    "IdentityMode",
-    "InfoResponse",
-    "Permission",
-    "TokenRequest",
-    "Visibility",
-    "Wire",
-]
-
-from .jobs import (
-    CleanupRequest,
-    CleanupResponse,
-    EventView,
-    JobDetail,
-    JobsResponse,
-    SubmitResponse,
-    AcceleratorRequest,
-    HeadResources,
-    JobKind,
-    JobRequest,
-    JobScript,
-    JobStatus,
-    JobView,
-    PodSummary,
-    ScriptInterpreter,
-)
-
-__all__ += [
-    "AcceleratorRequest",
-    "HeadResources",
-    "JobKind",
-    "JobRequest",
-    "JobScript",
-    "JobStatus",
-    "JobView",
-    "PodSummary",
-    "ScriptInterpreter",
-]
-
-from .fit import FitResponse, FitVerdict, PendingAhead, QuotaHeadroom, RoleFit  # noqa: E402
-from .inventory import (  # noqa: E402
+from .inventory import (
     AcceleratorModelSummary,
     AcceleratorOnNode,
     HardwareProfilesResponse,
@@ -83,8 +42,30 @@ from .inventory import (  # noqa: E402
     Taint,
     Toleration,
 )
-from .queues import FlavorQuota, QueuesResponse, QueueView, ResourceQuota  # noqa: E402
-from .workloads import (  # noqa: E402
+from .jobs import (
+    AcceleratorRequest,
+    CleanupRequest,
+    CleanupResponse,
+    EventView,
+    HeadResources,
+    JobDetail,
+    JobKind,
+    JobRequest,
+    JobScript,
+    JobsResponse,
+    JobStatus,
+    JobView,
+    PodSummary,
+    ScriptInterpreter,
+    SubmitResponse,
+)
+from .queues import (
+    FlavorQuota,
+    QueuesResponse,
+    QueueView,
+    ResourceQuota,
+)
+from .workloads import (
     PodSetAssignment,
     PodSetRequest,
     WorkloadCondition,
@@ -93,19 +74,43 @@ from .workloads import (  # noqa: E402
     WorkloadView,
 )
 
-__all__ += [
+__all__ = [
+    "API_PREFIX",
+    "API_VERSION",
     "AcceleratorModelSummary",
     "AcceleratorOnNode",
+    "AcceleratorRequest",
+    "ApiAvailability",
+    "Capabilities",
+    "CleanupRequest",
+    "CleanupResponse",
+    "Connection",
+    "ConnectionState",
+    "ErrorResponse",
+    "EventView",
+    "FieldError",
     "FitResponse",
     "FitVerdict",
     "FlavorQuota",
     "HardwareProfileView",
     "HardwareProfilesResponse",
+    "HeadResources",
+    "IdentityMode",
+    "InfoResponse",
     "InventoryResponse",
+    "JobDetail",
+    "JobKind",
+    "JobRequest",
+    "JobScript",
+    "JobStatus",
+    "JobView",
+    "JobsResponse",
     "NodeAccelerators",
     "PendingAhead",
+    "Permission",
     "PodSetAssignment",
     "PodSetRequest",
+    "PodSummary",
     "ProfileIdentifier",
     "QueueView",
     "QueuesResponse",
@@ -113,8 +118,13 @@ __all__ += [
     "ResourceQuota",
     "ResourceUse",
     "RoleFit",
+    "ScriptInterpreter",
+    "SubmitResponse",
     "Taint",
+    "TokenRequest",
     "Toleration",
+    "Visibility",
+    "Wire",
     "WorkloadCondition",
     "WorkloadState",
     "WorkloadView",

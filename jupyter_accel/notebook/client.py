@@ -6,6 +6,7 @@ models the server validates with, imported on first use (not when `%load_ext` ru
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
 import socket
@@ -29,8 +30,14 @@ JOB_KINDS = ("ray-cluster", "ray-job", "pytorch", "trainjob")
 class AccelError(Exception):
     """An error answer of the server (its ErrorResponse), or the server could not be reached (status None)."""
 
-    def __init__(self, message: str, status: int | None = None, field: str | None = None,
-                 reason: str | None = None, errors: list[dict] | None = None):
+    def __init__(
+        self,
+        message: str,
+        status: int | None = None,
+        field: str | None = None,
+        reason: str | None = None,
+        errors: list[dict] | None = None,
+    ):
         super().__init__(message)
         self.message = message
         self.status = status
@@ -56,14 +63,20 @@ class AccelError(Exception):
         except ValueError:
             data = None
         if isinstance(data, dict) and isinstance(data.get("message"), str):
-            return cls(data["message"], status, data.get("field"), data.get("reason") or reason,
-                       data.get("errors") or [])
+            return cls(
+                data["message"], status, data.get("field"), data.get("reason") or reason, data.get("errors") or []
+            )
         if status == 404:
-            return cls("Not found. Is the jupyter-accel server extension enabled on this Jupyter server "
-                       "(jupyter server extension list)?", status, reason=reason)
+            return cls(
+                "Not found. Is the jupyter-accel server extension enabled on this Jupyter server "
+                "(jupyter server extension list)?",
+                status,
+                reason=reason,
+            )
         if status in (401, 403):
-            return cls("The Jupyter server refused the token (set JUPYTER_ACCEL_TOKEN to a valid one).",
-                       status, reason=reason)
+            return cls(
+                "The Jupyter server refused the token (set JUPYTER_ACCEL_TOKEN to a valid one).", status, reason=reason
+            )
         text = body.decode("utf-8", "replace").strip()[:200]
         return cls(text or reason or "error", status, reason=reason)
 
@@ -81,11 +94,14 @@ def validate_request(data: dict) -> JobRequest:
     try:
         return _models().JobRequest.model_validate(data)
     except ValidationError as exc:
-        errors = [{"field": ".".join(str(p) for p in e["loc"]) or "(body)", "message": e["msg"]}
-                  for e in exc.errors(include_url=False)]
+        errors = [
+            {"field": ".".join(str(p) for p in e["loc"]) or "(body)", "message": e["msg"]}
+            for e in exc.errors(include_url=False)
+        ]
         first = errors[0]
-        raise AccelError(f"{first['field']}: {first['message']}", None, first["field"], "Invalid request",
-                         errors) from None
+        raise AccelError(
+            f"{first['field']}: {first['message']}", None, first["field"], "Invalid request", errors
+        ) from None
 
 
 class _Stream:
@@ -116,10 +132,8 @@ class _Stream:
         sock = self._conn.sock
         if sock is not None:
             # shutdown wakes a thread blocked in recv(); close alone does not
-            try:
+            with contextlib.suppress(OSError):
                 sock.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
         self._conn.close()
 
 
@@ -134,11 +148,12 @@ class EventStream(_Stream):
             if line.startswith("data:"):
                 data.append(line[5:].lstrip())
             elif not line and data:
+                text, data = "\n".join(data), []
                 try:
-                    yield json.loads("\n".join(data))
+                    msg = json.loads(text)
                 except ValueError:
-                    pass
-                data = []
+                    continue  # not ours; the next event tells what changed
+                yield msg
 
 
 class LogStream(_Stream):
@@ -177,13 +192,21 @@ class AccelClient:
         if self._https:
             import ssl  # only for https servers: ssl costs import time
 
-            return http.client.HTTPSConnection(self._host, self._port, timeout=timeout,
-                                               context=ssl.create_default_context())
+            return http.client.HTTPSConnection(
+                self._host, self._port, timeout=timeout, context=ssl.create_default_context()
+            )
         return http.client.HTTPConnection(self._host, self._port, timeout=timeout)
 
-    def _open(self, method: str, path: str, *, query: dict[str, Any] | None = None, body: Any = None,
-              timeout: float | None = None, accept: str = "application/json"
-              ) -> tuple[http.client.HTTPConnection, http.client.HTTPResponse]:
+    def _open(
+        self,
+        method: str,
+        path: str,
+        *,
+        query: dict[str, Any] | None = None,
+        body: Any = None,
+        timeout: float | None = None,
+        accept: str = "application/json",
+    ) -> tuple[http.client.HTTPConnection, http.client.HTTPResponse]:
         target = self._base_path + path
         params = {k: v for k, v in (query or {}).items() if v is not None}
         if params:
@@ -201,8 +224,9 @@ class AccelClient:
             response = conn.getresponse()
         except (OSError, http.client.HTTPException) as exc:
             conn.close()
-            raise AccelError(f"Cannot reach the Jupyter server at {self.endpoint.url} "
-                             f"({self.endpoint.source}): {exc}") from None
+            raise AccelError(
+                f"Cannot reach the Jupyter server at {self.endpoint.url} ({self.endpoint.source}): {exc}"
+            ) from None
         if response.status >= 400:
             data = response.read()
             conn.close()
@@ -220,8 +244,9 @@ class AccelClient:
         try:
             return json.loads(data)
         except ValueError:
-            raise AccelError(f"The server answered {method} {path} with something that is not JSON.",
-                             response.status) from None
+            raise AccelError(
+                f"The server answered {method} {path} with something that is not JSON.", response.status
+            ) from None
 
     def _get(self, path: str, model: str, **query: Any) -> Any:
         return self._parse(model, self._call("GET", path, query=query))
@@ -284,8 +309,9 @@ class AccelClient:
     def resume(self, kind: str, name: str) -> JobView:
         return self._parse("JobView", self._call("POST", self._job_path(kind, name, "/resume"), body={}))
 
-    def cleanup(self, older_than_seconds: int | None = None, *, scope: str = "mine", dry_run: bool = False
-                ) -> BaseModel:
+    def cleanup(
+        self, older_than_seconds: int | None = None, *, scope: str = "mine", dry_run: bool = False
+    ) -> BaseModel:
         """Delete finished jobs (default: finished an hour ago or more, launched from this workbench)."""
         body: dict[str, Any] = {"scope": scope, "dry_run": dry_run}
         if older_than_seconds is not None:
@@ -298,12 +324,24 @@ class AccelClient:
             return self._parse("Connection", self._call("DELETE", "identity/token"))
         return self._parse("Connection", self._call("PUT", "identity/token", body={"token": token}))
 
-    def logs(self, kind: str, name: str, pod: str | None = None, tail: int | None = None, follow: bool = False,
-             container: str | None = None) -> LogStream:
+    def logs(
+        self,
+        kind: str,
+        name: str,
+        pod: str | None = None,
+        tail: int | None = None,
+        follow: bool = False,
+        container: str | None = None,
+    ) -> LogStream:
         """The job's log lines (iterate the result). With follow=True it runs until the pod ends or close()."""
         query = {"pod": pod, "container": container, "tail": tail, "follow": "true" if follow else None}
-        conn, response = self._open("GET", self._job_path(kind, name, "/logs"), query=query,
-                                    timeout=None if follow else self.timeout, accept="text/plain")
+        conn, response = self._open(
+            "GET",
+            self._job_path(kind, name, "/logs"),
+            query=query,
+            timeout=None if follow else self.timeout,
+            accept="text/plain",
+        )
         return LogStream(conn, response)
 
     def events(self, timeout: float = 60.0) -> EventStream:
@@ -319,8 +357,9 @@ class AccelClient:
         ambiguous."""
         matches = [j for j in self.jobs("namespace").jobs if j.name == name and (kind is None or j.kind == kind)]
         if not matches:
-            raise AccelError(f"No job named {name!r}{' of kind ' + kind if kind else ''} in this namespace.",
-                             404, field="name")
+            raise AccelError(
+                f"No job named {name!r}{' of kind ' + kind if kind else ''} in this namespace.", 404, field="name"
+            )
         if len(matches) > 1:
             kinds = ", ".join(sorted(str(j.kind) for j in matches))
             raise AccelError(f"Several jobs are named {name!r} ({kinds}); pass --kind.", 409, field="kind")

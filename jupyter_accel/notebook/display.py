@@ -13,15 +13,34 @@ from typing import Any
 
 DASH = "—"
 _TONES = {
-    "Running": "good", "Succeeded": "good", "fits_now": "good", "connected": "good", "running": "good",
-    "admitted": "good", "succeeded": "good",
-    "Queued": "warn", "Suspended": "warn", "Starting": "warn", "Admitted": "warn", "Deleting": "warn",
-    "must_queue": "warn", "not_configured": "warn", "pending": "warn", "quota_reserved": "warn",
-    "inactive": "warn", "evicted": "warn",
-    "Failed": "bad", "never_fits": "bad", "error": "bad", "failed": "bad",
+    "Running": "good",
+    "Succeeded": "good",
+    "fits_now": "good",
+    "connected": "good",
+    "running": "good",
+    "admitted": "good",
+    "succeeded": "good",
+    "Queued": "warn",
+    "Suspended": "warn",
+    "Starting": "warn",
+    "Admitted": "warn",
+    "Deleting": "warn",
+    "must_queue": "warn",
+    "not_configured": "warn",
+    "pending": "warn",
+    "quota_reserved": "warn",
+    "inactive": "warn",
+    "evicted": "warn",
+    "Failed": "bad",
+    "never_fits": "bad",
+    "error": "bad",
+    "failed": "bad",
 }
-_COLOURS = {"good": "var(--jp-success-color1, #388e3c)", "warn": "var(--jp-warn-color1, #f57c00)",
-            "bad": "var(--jp-error-color1, #d32f2f)"}
+_COLOURS = {
+    "good": "var(--jp-success-color1, #388e3c)",
+    "warn": "var(--jp-warn-color1, #f57c00)",
+    "bad": "var(--jp-error-color1, #d32f2f)",
+}
 VERDICTS = {"fits_now": "Fits now", "must_queue": "Must queue", "never_fits": "Can never fit"}
 
 
@@ -111,55 +130,101 @@ def _visibility(vis: Any, what: str) -> list[Block]:
 
 def _info(m: Any) -> list[Block]:
     c = m.connection
-    out: list[Block] = [Heading(f"jupyter-accel {m.version} (API {m.api_version})"),
-                        Heading(f"Kubernetes: {_enum(c.state).replace('_', ' ')}", tone_of=_enum(c.state)),
-                        Para(c.message)]
+    out: list[Block] = [
+        Heading(f"jupyter-accel {m.version} (API {m.api_version})"),
+        Heading(f"Kubernetes: {_enum(c.state).replace('_', ' ')}", tone_of=_enum(c.state)),
+        Para(c.message),
+    ]
     out += _connection_table(c)
     apis = m.capabilities.apis.model_dump()
     out.append(Table(["API", "served version"], [[k, v or "not served"] for k, v in apis.items()]))
     denied = [p for p in m.capabilities.permissions if not p.allowed]
     if denied:
-        out.append(Table(["verb", "resource", "why"],
-                         [[p.verb, f"{p.resource}.{p.group}" if p.group else p.resource, _opt(p.reason)]
-                          for p in denied], caption="Not allowed for this identity"))
+        out.append(
+            Table(
+                ["verb", "resource", "why"],
+                [[p.verb, f"{p.resource}.{p.group}" if p.group else p.resource, _opt(p.reason)] for p in denied],
+                caption="Not allowed for this identity",
+            )
+        )
     if m.capabilities.read_only:
         out.append(Para("Read-only: the administrator disabled launching and controlling jobs.", muted=True))
     return out
 
 
 def _connection_table(c: Any) -> list[Block]:
-    return [Table(["identity", "namespace", "user", "Kubernetes"],
-                  [[_enum(c.identity), _opt(c.namespace), _opt(c.user), _opt(c.kubernetes_version)]])]
+    return [
+        Table(
+            ["identity", "namespace", "user", "Kubernetes"],
+            [[_enum(c.identity), _opt(c.namespace), _opt(c.user), _opt(c.kubernetes_version)]],
+        )
+    ]
 
 
 def _connection(c: Any) -> list[Block]:
-    return [Heading(f"Kubernetes: {_enum(c.state).replace('_', ' ')}", tone_of=_enum(c.state)), Para(c.message),
-            *_connection_table(c)]
+    return [
+        Heading(f"Kubernetes: {_enum(c.state).replace('_', ' ')}", tone_of=_enum(c.state)),
+        Para(c.message),
+        *_connection_table(c),
+    ]
 
 
 def _inventory(m: Any) -> list[Block]:
     out: list[Block] = [Heading("Accelerators")]
     out += _visibility(m.visibility, "Nodes")
     out += _visibility(m.pods_visibility, "Pods (allocated and free figures need them)")
-    out.append(Table(
-        ["model", "resource", "memory", "nodes", "allocatable", "allocated", "free", "free on usable nodes",
-         "most free on one node"],
-        [[s.model, s.resource, f"{s.memory_mib // 1024} GiB" if s.memory_mib else DASH, s.node_count,
-          s.allocatable, _opt(s.allocated), _opt(s.free), _opt(s.free_on_usable_nodes),
-          _opt(s.largest_free_per_node)] for s in m.models],
-        empty="No accelerators found on the visible nodes."))
+    out.append(
+        Table(
+            [
+                "model",
+                "resource",
+                "memory",
+                "nodes",
+                "allocatable",
+                "allocated",
+                "free",
+                "free on usable nodes",
+                "most free on one node",
+            ],
+            [
+                [
+                    s.model,
+                    s.resource,
+                    f"{s.memory_mib // 1024} GiB" if s.memory_mib else DASH,
+                    s.node_count,
+                    s.allocatable,
+                    _opt(s.allocated),
+                    _opt(s.free),
+                    _opt(s.free_on_usable_nodes),
+                    _opt(s.largest_free_per_node),
+                ]
+                for s in m.models
+            ],
+            empty="No accelerators found on the visible nodes.",
+        )
+    )
     rows = []
     for n in m.nodes:
-        accel = "; ".join(f"{a.model}: {a.free if a.free is not None else '?'}/{a.allocatable} free"
-                          for a in n.accelerators) or DASH
+        accel = (
+            "; ".join(
+                f"{a.model}: {a.free if a.free is not None else '?'}/{a.allocatable} free" for a in n.accelerators
+            )
+            or DASH
+        )
         state = "Ready" if n.ready else "NotReady"
         if n.unschedulable:
             state += ", cordoned"
         cpu = f"{amount('cpu', n.cpu.free)}/{amount('cpu', n.cpu.allocatable)}" if n.cpu else DASH
         mem = f"{amount('memory', n.memory.free)}/{amount('memory', n.memory.allocatable)}" if n.memory else DASH
         rows.append([n.name, Status("Running" if n.usable else "Failed", state), accel, cpu, mem])
-    out.append(Table(["node", "state", "accelerators (free/allocatable)", "cpu free", "memory free"], rows,
-                     caption="Nodes", empty="No nodes visible."))
+    out.append(
+        Table(
+            ["node", "state", "accelerators (free/allocatable)", "cpu free", "memory free"],
+            rows,
+            caption="Nodes",
+            empty="No nodes visible.",
+        )
+    )
     return out
 
 
@@ -167,12 +232,25 @@ def _profiles(m: Any) -> list[Block]:
     out: list[Block] = [Heading("Hardware profiles"), *_visibility(m.visibility, "Hardware profiles")]
     rows = []
     for p in m.profiles:
-        ids = ", ".join(f"{i.identifier} {i.default_count} ({i.min_count}-{i.max_count or '∞'})"
-                        for i in p.identifiers)
-        rows.append([p.name, p.display_name, _opt(p.accelerator), _opt(p.scheduling_type),
-                     _opt(p.local_queue_name), ids or DASH, "yes" if p.enabled else "no"])
-    out.append(Table(["name", "display name", "accelerator", "scheduling", "queue", "resources: default (range)",
-                      "enabled"], rows, empty="No hardware profiles."))
+        ids = ", ".join(f"{i.identifier} {i.default_count} ({i.min_count}-{i.max_count or '∞'})" for i in p.identifiers)
+        rows.append(
+            [
+                p.name,
+                p.display_name,
+                _opt(p.accelerator),
+                _opt(p.scheduling_type),
+                _opt(p.local_queue_name),
+                ids or DASH,
+                "yes" if p.enabled else "no",
+            ]
+        )
+    out.append(
+        Table(
+            ["name", "display name", "accelerator", "scheduling", "queue", "resources: default (range)", "enabled"],
+            rows,
+            empty="No hardware profiles.",
+        )
+    )
     return out
 
 
@@ -190,26 +268,53 @@ def _queues(m: Any) -> list[Block]:
             facts += f" — {q.status_message}"
         out.append(Para(facts))
         out += _visibility(q.cluster_queue_visibility, "ClusterQueue quota")
-        rows = [[f.name + (f" ({f.accelerator_model})" if f.accelerator_model else ""), r.resource,
-                 amount(r.resource, r.nominal), amount(r.resource, r.reserved), amount(r.resource, r.free),
-                 amount(r.resource, r.borrowable), amount(r.resource, r.available),
-                 amount(r.resource, r.max_capacity)]
-                for f in q.flavors for r in f.resources]
-        out.append(Table(["flavor", "resource", "nominal", "reserved", "free", "borrowable", "available now",
-                          "max"], rows, empty="No quota visible."))
+        rows = [
+            [
+                f.name + (f" ({f.accelerator_model})" if f.accelerator_model else ""),
+                r.resource,
+                amount(r.resource, r.nominal),
+                amount(r.resource, r.reserved),
+                amount(r.resource, r.free),
+                amount(r.resource, r.borrowable),
+                amount(r.resource, r.available),
+                amount(r.resource, r.max_capacity),
+            ]
+            for f in q.flavors
+            for r in f.resources
+        ]
+        out.append(
+            Table(
+                ["flavor", "resource", "nominal", "reserved", "free", "borrowable", "available now", "max"],
+                rows,
+                empty="No quota visible.",
+            )
+        )
         if q.borrowing_approximate:
             out.append(Para("Borrowing figures are estimates.", muted=True))
     return out
 
 
 def _workloads(m: Any) -> list[Block]:
-    out: list[Block] = [Heading("Workloads"), *_visibility(m.visibility, "Workloads"),
-                        *_visibility(m.positions_visibility, "Queue positions")]
-    rows = [[w.name, f"{w.owner_kind}/{w.owner_name}" if w.owner_kind else DASH, _opt(w.queue_name),
-             Status(_enum(w.state)), _opt(w.position_in_local_queue), _opt(w.priority), w.message]
-            for w in m.workloads]
-    out.append(Table(["workload", "owner", "queue", "state", "position", "priority", "why"], rows,
-                     empty="No workloads."))
+    out: list[Block] = [
+        Heading("Workloads"),
+        *_visibility(m.visibility, "Workloads"),
+        *_visibility(m.positions_visibility, "Queue positions"),
+    ]
+    rows = [
+        [
+            w.name,
+            f"{w.owner_kind}/{w.owner_name}" if w.owner_kind else DASH,
+            _opt(w.queue_name),
+            Status(_enum(w.state)),
+            _opt(w.position_in_local_queue),
+            _opt(w.priority),
+            w.message,
+        ]
+        for w in m.workloads
+    ]
+    out.append(
+        Table(["workload", "owner", "queue", "state", "position", "priority", "why"], rows, empty="No workloads.")
+    )
     return out
 
 
@@ -219,24 +324,64 @@ def _fit(m: Any) -> list[Block]:
     if m.local_queue or m.cluster_queue:
         out.append(Para(f"Queue {_opt(m.local_queue)} → {_opt(m.cluster_queue)}", muted=True))
     if m.quota:
-        out.append(Table(
-            ["role", "flavor", "resource", "needed", "free", "borrowable", "available", "max", "fits now"],
-            [[q.role, q.flavor, q.resource, amount(q.resource, q.needed_in_flavor), amount(q.resource, q.free),
-              amount(q.resource, q.borrowable), amount(q.resource, q.available),
-              amount(q.resource, q.max_capacity), Status("fits_now" if q.fits_now else
-                                                         ("must_queue" if q.ever_fits else "never_fits"),
-                                                         "yes" if q.fits_now else "no")]
-             for q in m.quota], caption="Quota"))
+        out.append(
+            Table(
+                ["role", "flavor", "resource", "needed", "free", "borrowable", "available", "max", "fits now"],
+                [
+                    [
+                        q.role,
+                        q.flavor,
+                        q.resource,
+                        amount(q.resource, q.needed_in_flavor),
+                        amount(q.resource, q.free),
+                        amount(q.resource, q.borrowable),
+                        amount(q.resource, q.available),
+                        amount(q.resource, q.max_capacity),
+                        Status(
+                            "fits_now" if q.fits_now else ("must_queue" if q.ever_fits else "never_fits"),
+                            "yes" if q.fits_now else "no",
+                        ),
+                    ]
+                    for q in m.quota
+                ],
+                caption="Quota",
+            )
+        )
     if m.roles:
-        out.append(Table(
-            ["role", "pods", "per pod", "eligible nodes", "placeable now", "problems"],
-            [[r.role, r.count, _requests(r.requests), _opt(r.eligible_nodes), _opt(r.placeable_now),
-              "; ".join(r.problems) or DASH] for r in m.roles], caption="Placement"))
+        out.append(
+            Table(
+                ["role", "pods", "per pod", "eligible nodes", "placeable now", "problems"],
+                [
+                    [
+                        r.role,
+                        r.count,
+                        _requests(r.requests),
+                        _opt(r.eligible_nodes),
+                        _opt(r.placeable_now),
+                        "; ".join(r.problems) or DASH,
+                    ]
+                    for r in m.roles
+                ],
+                caption="Placement",
+            )
+        )
     if m.ahead:
-        out.append(Table(["workload", "owner", "priority", "position", "asks for"],
-                         [[a.name, f"{a.owner_kind}/{a.owner_name}" if a.owner_kind else DASH, _opt(a.priority),
-                           _opt(a.position_in_local_queue), _requests(a.requests)] for a in m.ahead],
-                         caption="Queued ahead"))
+        out.append(
+            Table(
+                ["workload", "owner", "priority", "position", "asks for"],
+                [
+                    [
+                        a.name,
+                        f"{a.owner_kind}/{a.owner_name}" if a.owner_kind else DASH,
+                        _opt(a.priority),
+                        _opt(a.position_in_local_queue),
+                        _requests(a.requests),
+                    ]
+                    for a in m.ahead
+                ],
+                caption="Queued ahead",
+            )
+        )
     out += _visibility(m.quota_visibility, "Quota")
     out += _visibility(m.nodes_visibility, "Nodes")
     out += [Para(n, muted=True) for n in m.notes]
@@ -257,10 +402,26 @@ def _jobs(m: Any) -> list[Block]:
     out: list[Block] = [Heading("Jobs" if m.scope == "namespace" else "Jobs launched from this workbench")]
     for kind, vis in m.visibility.items():
         out += _visibility(vis, _enum(kind))
-    rows = [[_enum(j.kind), j.name, Status(_enum(j.status)), _opt(j.reason), _opt(j.queue),
-             _opt(j.position), _gpus(j), _opt(j.created)] for j in m.jobs]
-    out.append(Table(["kind", "name", "status", "reason", "queue", "position", "accelerators held/asked",
-                      "created"], rows, empty="No jobs."))
+    rows = [
+        [
+            _enum(j.kind),
+            j.name,
+            Status(_enum(j.status)),
+            _opt(j.reason),
+            _opt(j.queue),
+            _opt(j.position),
+            _gpus(j),
+            _opt(j.created),
+        ]
+        for j in m.jobs
+    ]
+    out.append(
+        Table(
+            ["kind", "name", "status", "reason", "queue", "position", "accelerators held/asked", "created"],
+            rows,
+            empty="No jobs.",
+        )
+    )
     return out
 
 
@@ -276,9 +437,24 @@ def _job(j: Any) -> list[Block]:
         facts.append(f"accelerators {_gpus(j)}")
     out.append(Para(", ".join(facts), muted=True))
     if j.pods:
-        out.append(Table(["pod", "role", "node", "phase", "ready", "restarts", "reason"],
-                         [[p.name, _opt(p.role), _opt(p.node), Status(_opt(p.phase)), "yes" if p.ready else "no",
-                           p.restarts, _opt(p.reason)] for p in j.pods], caption="Pods"))
+        out.append(
+            Table(
+                ["pod", "role", "node", "phase", "ready", "restarts", "reason"],
+                [
+                    [
+                        p.name,
+                        _opt(p.role),
+                        _opt(p.node),
+                        Status(_opt(p.phase)),
+                        "yes" if p.ready else "no",
+                        p.restarts,
+                        _opt(p.reason),
+                    ]
+                    for p in j.pods
+                ],
+                caption="Pods",
+            )
+        )
     return out
 
 
@@ -287,9 +463,16 @@ def _job_detail(d: Any) -> list[Block]:
     if d.dashboard_path:
         out.append(Para(f"Ray dashboard: <server>/{d.dashboard_path.lstrip('/')}", muted=True))
     if d.events:
-        out.append(Table(["last seen", "type", "reason", "object", "count", "message"],
-                         [[_opt(e.last_seen), _opt(e.type), _opt(e.reason), e.object, e.count, _opt(e.message)]
-                          for e in d.events[-10:]], caption="Events (latest 10)"))
+        out.append(
+            Table(
+                ["last seen", "type", "reason", "object", "count", "message"],
+                [
+                    [_opt(e.last_seen), _opt(e.type), _opt(e.reason), e.object, e.count, _opt(e.message)]
+                    for e in d.events[-10:]
+                ],
+                caption="Events (latest 10)",
+            )
+        )
     return out
 
 
@@ -354,8 +537,9 @@ def to_html(items: Iterable[Block]) -> str:
     for b in items:
         if isinstance(b, Heading):
             colour = _COLOURS.get(_TONES.get(b.tone_of or "", ""), "inherit")
-            parts.append(f'<div style="font-weight:600;margin:0.6em 0 0.2em;color:{colour}">'
-                         f"{html.escape(b.text)}</div>")
+            parts.append(
+                f'<div style="font-weight:600;margin:0.6em 0 0.2em;color:{colour}">{html.escape(b.text)}</div>'
+            )
         elif isinstance(b, Para):
             style = "opacity:0.7;" if b.muted else ""
             parts.append(f'<div style="{style}margin:0.1em 0">{html.escape(b.text)}</div>')
@@ -368,8 +552,10 @@ def to_html(items: Iterable[Block]) -> str:
                 parts.append(f'<div style="opacity:0.7">{html.escape(b.empty)}</div>')
                 continue
             head = "".join(f'<th style="text-align:left">{html.escape(h)}</th>' for h in b.headers)
-            body = "".join("<tr>" + "".join(f'<td style="text-align:left">{_cell_html(c)}</td>' for c in row)
-                           + "</tr>" for row in b.rows)
+            body = "".join(
+                "<tr>" + "".join(f'<td style="text-align:left">{_cell_html(c)}</td>' for c in row) + "</tr>"
+                for row in b.rows
+            )
             parts.append(f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
     parts.append("</div>")
     return "".join(parts)
@@ -382,9 +568,7 @@ def to_text(items: Iterable[Block]) -> str:
             if lines:
                 lines.append("")
             lines.append(b.text)
-        elif isinstance(b, Para):
-            lines.append(b.text)
-        elif isinstance(b, Pre):
+        elif isinstance(b, Para | Pre):
             lines.append(b.text)
         elif isinstance(b, Table):
             if b.caption:

@@ -40,8 +40,13 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _add_job_args(p: argparse.ArgumentParser, *, kind_required: bool) -> None:
-    p.add_argument("--kind", choices=JOB_KINDS, required=kind_required, default=None if kind_required else "pytorch",
-                   help="job kind" + ("" if kind_required else " (default: pytorch)"))
+    p.add_argument(
+        "--kind",
+        choices=JOB_KINDS,
+        required=kind_required,
+        default=None if kind_required else "pytorch",
+        help="job kind" + ("" if kind_required else " (default: pytorch)"),
+    )
     p.add_argument("--workers", type=int, default=None, help="Ray: workers besides the head; PyTorch: nodes")
     p.add_argument("--gpus", type=int, default=0, help="accelerators per worker pod")
     p.add_argument("--gpu-type", default=None, help=f"accelerator resource name (default {DEFAULT_GPU_TYPE})")
@@ -63,10 +68,22 @@ def _request_from(args: argparse.Namespace, **more: Any) -> dict:
         env = parse_env(args.env)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    return job_request(args.kind, workers=args.workers, gpus=args.gpus, gpu_type=args.gpu_type,
-                       hardware_profile=args.profile, cpu=args.cpu, memory=args.memory, image=args.image,
-                       queue=args.queue, name=args.name, priority_class=args.priority_class, env=env,
-                       nproc_per_node=args.nproc_per_node, **more)
+    return job_request(
+        args.kind,
+        workers=args.workers,
+        gpus=args.gpus,
+        gpu_type=args.gpu_type,
+        hardware_profile=args.profile,
+        cpu=args.cpu,
+        memory=args.memory,
+        image=args.image,
+        queue=args.queue,
+        name=args.name,
+        priority_class=args.priority_class,
+        env=env,
+        nproc_per_node=args.nproc_per_node,
+        **more,
+    )
 
 
 def _accel_parser() -> _Parser:
@@ -96,7 +113,15 @@ def _accel_parser() -> _Parser:
         p.add_argument("name")
         p.add_argument("--kind", choices=JOB_KINDS, default=None)
     cleanup = sub.add_parser("cleanup", help="delete your finished jobs")
-    cleanup.add_argument("--older-than", type=int, default=None, metavar="SECONDS")
+    cleanup.add_argument(
+        "--older-than",
+        type=int,
+        default=None,
+        metavar="SECONDS",
+        help="finished at least this long ago (server default: 3600)",
+    )
+    cleanup.add_argument("--all", action="store_true", help="every finished job of the namespace")
+    cleanup.add_argument("--dry-run", action="store_true", help="only list what would be deleted")
     token = sub.add_parser("token", help="use a Kubernetes bearer token (asked for, never echoed)")
     token.add_argument("--clear", action="store_true", help="forget it; go back to the configured identity")
     return parser
@@ -105,8 +130,12 @@ def _accel_parser() -> _Parser:
 def _job_parser() -> _Parser:
     parser = _Parser(prog="%%accel_job", description="Run this cell's body as a distributed job's script.")
     _add_job_args(parser, kind_required=False)
-    parser.add_argument("--interpreter", choices=("python", "torchrun", "bash"), default=None,
-                        help="how the script runs (default: python for Ray, torchrun for PyTorch)")
+    parser.add_argument(
+        "--interpreter",
+        choices=("python", "torchrun", "bash"),
+        default=None,
+        help="how the script runs (default: python for Ray, torchrun for PyTorch)",
+    )
     parser.add_argument("--wait", action="store_true", help="block, streaming the logs until the job ends")
     parser.add_argument("--timeout", type=float, default=None, help="with --wait: give up waiting after SECONDS")
     return parser
@@ -178,7 +207,7 @@ class AccelMagics(Magics):
             kind, name = self._resolve(args.name, args.kind)
             return View(getattr(c, cmd)(kind, name))
         if cmd == "cleanup":
-            return View(c.cleanup(args.older_than))
+            return View(c.cleanup(args.older_than, scope="namespace" if args.all else "mine", dry_run=args.dry_run))
         if cmd == "token":
             if args.clear:
                 return View(c.set_token(None))
@@ -206,8 +235,9 @@ class AccelMagics(Magics):
         return _live_view(self.client, job)
 
 
-def _print_logs(c: AccelClient, kind: str, name: str, *, pod: str | None = None, tail: int | None = None,
-                follow: bool = False) -> None:
+def _print_logs(
+    c: AccelClient, kind: str, name: str, *, pod: str | None = None, tail: int | None = None, follow: bool = False
+) -> None:
     stream = c.logs(kind, name, pod=pod, tail=tail, follow=follow)
     try:
         for line in stream:
@@ -223,13 +253,13 @@ def _live_view(c: AccelClient, job: Any) -> Any:
     try:
         from .widgets import JobMonitor
     except ImportError:
-        return View(job, extra=[Para(f"Follow it with %accel status {job.name} or %accel logs {job.name}.",
-                                     muted=True)])
+        return View(
+            job, extra=[Para(f"Follow it with %accel status {job.name} or %accel logs {job.name}.", muted=True)]
+        )
     return JobMonitor(str(job.kind), job.name, client=c)
 
 
-def wait_for_job(c: AccelClient, kind: str, name: str, *, timeout: float | None = None,
-                 poll: float = WAIT_POLL) -> Any:
+def wait_for_job(c: AccelClient, kind: str, name: str, *, timeout: float | None = None, poll: float = WAIT_POLL) -> Any:
     """Block until the job ends: its status in one display that updates, its logs printed as they come.
     Returns the final JobView; raises AccelError when the job failed. Ctrl-C or `timeout` stop waiting (the job
     keeps running)."""
@@ -258,8 +288,9 @@ def wait_for_job(c: AccelClient, kind: str, name: str, *, timeout: float | None 
                 except AccelError as exc:
                     print(f"(logs unavailable: {exc.message})")
             elif deadline is not None and time.monotonic() > deadline:
-                show(View(job, extra=[Para(f"Stopped waiting after {timeout:g} s; the job keeps running.",
-                                           muted=True)]))
+                show(
+                    View(job, extra=[Para(f"Stopped waiting after {timeout:g} s; the job keeps running.", muted=True)])
+                )
                 return job
             else:
                 time.sleep(poll)

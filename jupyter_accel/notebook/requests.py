@@ -7,17 +7,41 @@ from typing import Any
 DEFAULT_GPU_TYPE = "nvidia.com/gpu"
 
 
-def job_request(kind: str, *, workers: int | None = None, gpus: int = 0, gpu_type: str | None = None,
-                hardware_profile: str | None = None, cpu: str | None = None, memory: str | None = None,
-                image: str | None = None, queue: str | None = None, name: str | None = None,
-                priority_class: str | None = None, env: dict[str, str] | None = None,
-                entrypoint: str | None = None, script: str | None = None, interpreter: str | None = None,
-                nproc_per_node: int | None = None, **more: Any) -> dict[str, Any]:
+def job_request(
+    kind: str,
+    *,
+    workers: int | None = None,
+    gpus: int = 0,
+    gpu_type: str | None = None,
+    hardware_profile: str | None = None,
+    cpu: str | None = None,
+    memory: str | None = None,
+    image: str | None = None,
+    queue: str | None = None,
+    name: str | None = None,
+    priority_class: str | None = None,
+    env: dict[str, str] | None = None,
+    entrypoint: str | None = None,
+    script: str | None = None,
+    interpreter: str | None = None,
+    nproc_per_node: int | None = None,
+    **more: Any,
+) -> dict[str, Any]:
     """The JobRequest dict; empty knobs are left out so the server's defaults apply."""
-    body: dict[str, Any] = {"kind": kind, "workers": workers, "hardware_profile": hardware_profile or None,
-                            "cpu": cpu or None, "memory": memory or None, "image": image or None,
-                            "queue": queue or None, "name": name or None, "priority_class": priority_class or None,
-                            "entrypoint": entrypoint or None, "nproc_per_node": nproc_per_node, **more}
+    body: dict[str, Any] = {
+        "kind": kind,
+        "workers": workers,
+        "hardware_profile": hardware_profile or None,
+        "cpu": cpu or None,
+        "memory": memory or None,
+        "image": image or None,
+        "queue": queue or None,
+        "name": name or None,
+        "priority_class": priority_class or None,
+        "entrypoint": entrypoint or None,
+        "nproc_per_node": nproc_per_node,
+        **more,
+    }
     if gpus:
         body["accelerators"] = {"resource": gpu_type or DEFAULT_GPU_TYPE, "count": gpus}
     if env:

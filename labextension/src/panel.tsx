@@ -9,7 +9,7 @@ import {
   ToolbarButton
 } from '@jupyterlab/ui-components';
 import { Message } from '@lumino/messaging';
-import { Widget } from '@lumino/widgets';
+import { Panel, Widget } from '@lumino/widgets';
 import * as React from 'react';
 
 import {
@@ -28,7 +28,8 @@ const TITLE = 'Accelerators';
 
 export class AccelPanel extends SidePanel {
   constructor(options: AccelPanel.IOptions) {
-    super();
+    // A plain Panel: one view needs no accordion section header.
+    super({ content: new Panel() });
     this._model = options.model;
     this.id = PANEL_ID;
     this.addClass('jp-accel-panel');

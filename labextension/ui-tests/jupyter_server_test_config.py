@@ -33,3 +33,5 @@ c.ServerApp.jpserver_extensions = {"jupyter_accel": True}
 linked = Path(tempfile.mkdtemp(prefix="accel-labextensions-"))
 (linked / "jupyter-accel").symlink_to(LABEXTENSION, target_is_directory=True)
 c.LabServerApp.extra_labextensions_path = [str(linked), str(Path(jupyterlab.galata.__file__).parent)]
+# The sandboxes these tests run in are root containers; the server binds 127.0.0.1 only.
+c.ServerApp.allow_root = True

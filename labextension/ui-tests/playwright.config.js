@@ -19,12 +19,18 @@ module.exports = {
   ...baseConfig,
   testDir: './tests',
   outputDir: './test-results',
-  reporter: [['list'], ['html', { open: 'never', outputFolder: 'playwright-report' }]],
+  reporter: [
+    ['list'],
+    ['html', { open: 'never', outputFolder: 'playwright-report' }]
+  ],
   workers: 1,
   retries: 0,
   use: {
     ...baseConfig.use,
     baseURL,
+    // Video needs Playwright's own ffmpeg download; traces and screenshots do not.
+    video: 'off',
+    trace: 'retain-on-failure',
     launchOptions: {
       executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
       args: [

@@ -20,9 +20,14 @@ def test_defaults_classify_vendor_families():
 
 
 def test_admin_config_wins_over_defaults_and_adds_names():
-    reg = AcceleratorRegistry.from_config({"vendors": [
-        {"limitsKey": "nvidia.com/gpu", "uiName": "NVIDIA H100 pool"},
-        {"limitsKey": "aws.amazon.com/neuroncore", "uiName": "AWS Neuron"}]})
+    reg = AcceleratorRegistry.from_config(
+        {
+            "vendors": [
+                {"limitsKey": "nvidia.com/gpu", "uiName": "NVIDIA H100 pool"},
+                {"limitsKey": "aws.amazon.com/neuroncore", "uiName": "AWS Neuron"},
+            ]
+        }
+    )
     assert reg.classify("nvidia.com/gpu").ui_name == "NVIDIA H100 pool"
     neuron = reg.classify("aws.amazon.com/neuroncore")
     assert (neuron.vendor, neuron.ui_name) == ("aws.amazon.com", "AWS Neuron")
@@ -30,17 +35,19 @@ def test_admin_config_wins_over_defaults_and_adds_names():
 
 
 def test_config_without_defaults_and_bare_list():
-    reg = AcceleratorRegistry.from_config([{"limitsKey": "example.com/fpga", "uiName": "FPGA"}],
-                                          include_defaults=False)
+    reg = AcceleratorRegistry.from_config([{"limitsKey": "example.com/fpga", "uiName": "FPGA"}], include_defaults=False)
     assert reg.is_accelerator("example.com/fpga")
     assert not reg.is_accelerator("nvidia.com/gpu")
 
 
-@pytest.mark.parametrize("bad, field", [
-    ({"vendors": [{"uiName": "x"}]}, "accelerators.vendors[0].limitsKey"),
-    ({"vendors": [{"limitsKey": "a*b/gpu"}]}, "accelerators.vendors[0].limitsKey"),
-    ({"vendors": "nvidia.com/gpu"}, "accelerators.vendors"),
-])
+@pytest.mark.parametrize(
+    "bad, field",
+    [
+        ({"vendors": [{"uiName": "x"}]}, "accelerators.vendors[0].limitsKey"),
+        ({"vendors": [{"limitsKey": "a*b/gpu"}]}, "accelerators.vendors[0].limitsKey"),
+        ({"vendors": "nvidia.com/gpu"}, "accelerators.vendors"),
+    ],
+)
 def test_bad_config_names_the_field(bad, field):
     with pytest.raises(ValueError, match=field.replace("[", r"\[").replace("]", r"\]")):
         AcceleratorRegistry.from_config(bad)

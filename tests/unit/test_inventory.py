@@ -11,11 +11,18 @@ REG = AcceleratorRegistry()
 
 
 def cluster():
-    nodes = [node("cpu-0"), h100_node("gpu-h100-0"), h100_node("gpu-h100-1"), a100_mig_node(), mi300x_node(),
-             gaudi_node()]
+    nodes = [
+        node("cpu-0"),
+        h100_node("gpu-h100-0"),
+        h100_node("gpu-h100-1"),
+        a100_mig_node(),
+        mi300x_node(),
+        gaudi_node(),
+    ]
     pods = [
-        pod("train-0", "gpu-h100-0", {"cpu": "8", "memory": "64Gi", "nvidia.com/gpu": "3"},
-            tolerations=[GPU_TOLERATION]),
+        pod(
+            "train-0", "gpu-h100-0", {"cpu": "8", "memory": "64Gi", "nvidia.com/gpu": "3"}, tolerations=[GPU_TOLERATION]
+        ),
         pod("pending-bound", "gpu-h100-0", {"nvidia.com/gpu": "1"}, phase="Pending"),
         pod("done", "gpu-h100-0", {"nvidia.com/gpu": "4"}, phase="Succeeded"),
         pod("failed", "gpu-h100-1", {"nvidia.com/gpu": "8"}, phase="Failed"),
@@ -56,7 +63,10 @@ def test_mig_profiles_are_models_of_their_own_and_the_zero_gpu_is_kept():
     inv = build_inventory(*cluster(), REG)
     small = by_node(inv, "gpu-a100-mig-0", "nvidia.com/mig-1g.10gb")
     assert (small.model, small.mig_profile, small.parent_model) == (
-        "NVIDIA-A100-SXM4-80GB MIG 1g.10gb", "1g.10gb", "NVIDIA-A100-SXM4-80GB")
+        "NVIDIA-A100-SXM4-80GB MIG 1g.10gb",
+        "1g.10gb",
+        "NVIDIA-A100-SXM4-80GB",
+    )
     assert (small.memory_mib, small.allocatable, small.free) == (9728, 14, 12)
     assert small.product_label == "NVIDIA-A100-SXM4-80GB-MIG-1g.10gb"
     big = by_node(inv, "gpu-a100-mig-0", "nvidia.com/mig-3g.40gb")
@@ -73,21 +83,35 @@ def test_amd_and_gaudi_naming():
     amd = by_node(inv, "gpu-mi300x-0", "amd.com/gpu")
     assert (amd.vendor, amd.model, amd.memory_mib, amd.free) == ("amd", "AMD_Instinct_MI300X", 192 * 1024, 0)
     gaudi = by_node(inv, "gaudi2-0", "habana.ai/gaudi")
-    assert (gaudi.vendor, gaudi.model, gaudi.vendor_name, gaudi.free) == (
-        "habana", "habana.ai/gaudi", "Intel Gaudi", 8)
+    assert (gaudi.vendor, gaudi.model, gaudi.vendor_name, gaudi.free) == ("habana", "habana.ai/gaudi", "Intel Gaudi", 8)
     assert "cpu-0" not in [n.name for n in inv.nodes]  # no accelerator resource at all
-    assert inv.accelerator_names == ["amd.com/gpu", "habana.ai/gaudi", "nvidia.com/gpu",
-                                     "nvidia.com/mig-1g.10gb", "nvidia.com/mig-3g.40gb"]
+    assert inv.accelerator_names == [
+        "amd.com/gpu",
+        "habana.ai/gaudi",
+        "nvidia.com/gpu",
+        "nvidia.com/mig-1g.10gb",
+        "nvidia.com/mig-3g.40gb",
+    ]
 
 
 def test_amd_beta_labels_and_single_strategy_mig():
-    amd = node("old-amd", labels={"beta.amd.com/gpu.device-id.74a1": "8", "beta.amd.com/gpu.vram.192G": "8"},
-               allocatable={"amd.com/gpu": "8"})
-    amd_product = node("beta-amd", labels={"beta.amd.com/gpu.product-name.AMD_Instinct_MI250X": "8"},
-                       allocatable={"amd.com/gpu": "8"})
-    single = node("mig-single", labels={"nvidia.com/gpu.product": "NVIDIA-A100-SXM4-40GB-MIG-1g.5gb",
-                                        "nvidia.com/gpu.memory": "4864", "nvidia.com/mig.strategy": "single"},
-                  allocatable={"nvidia.com/gpu": "28"})
+    amd = node(
+        "old-amd",
+        labels={"beta.amd.com/gpu.device-id.74a1": "8", "beta.amd.com/gpu.vram.192G": "8"},
+        allocatable={"amd.com/gpu": "8"},
+    )
+    amd_product = node(
+        "beta-amd", labels={"beta.amd.com/gpu.product-name.AMD_Instinct_MI250X": "8"}, allocatable={"amd.com/gpu": "8"}
+    )
+    single = node(
+        "mig-single",
+        labels={
+            "nvidia.com/gpu.product": "NVIDIA-A100-SXM4-40GB-MIG-1g.5gb",
+            "nvidia.com/gpu.memory": "4864",
+            "nvidia.com/mig.strategy": "single",
+        },
+        allocatable={"nvidia.com/gpu": "28"},
+    )
     inv = build_inventory([amd, amd_product, single], [], REG)
     assert by_node(inv, "old-amd", "amd.com/gpu").model == "AMD device 74a1"
     assert by_node(inv, "old-amd", "amd.com/gpu").memory_mib == 192 * 1024
@@ -100,8 +124,7 @@ def test_not_ready_and_cordoned_nodes_are_flagged_and_excluded_from_usable_free(
     nodes = [h100_node("gpu-h100-0", ready=False), h100_node("gpu-h100-1", unschedulable=True), h100_node("ok")]
     inv = build_inventory(nodes, [], REG)
     flags = {n.name: (n.ready, n.unschedulable, n.usable) for n in inv.nodes}
-    assert flags == {"gpu-h100-0": (False, False, False), "gpu-h100-1": (True, True, False),
-                     "ok": (True, False, True)}
+    assert flags == {"gpu-h100-0": (False, False, False), "gpu-h100-1": (True, True, False), "ok": (True, False, True)}
     (h100,) = inv.models
     assert (h100.free, h100.free_on_usable_nodes) == (24, 8)
 
@@ -118,9 +141,15 @@ def test_nodes_not_visible_and_pods_not_visible():
 
 
 def test_allocated_by_node_counts_sidecars_and_init_containers():
-    p = pod("sidecar", "gpu-h100-0", {"cpu": "1"}, initContainers=[
-        {"name": "setup", "resources": {"requests": {"cpu": "4"}}},
-        {"name": "proxy", "restartPolicy": "Always", "resources": {"requests": {"cpu": "500m"}}},
-        {"name": "late-init", "resources": {"requests": {"cpu": "2"}}}])
+    p = pod(
+        "sidecar",
+        "gpu-h100-0",
+        {"cpu": "1"},
+        initContainers=[
+            {"name": "setup", "resources": {"requests": {"cpu": "4"}}},
+            {"name": "proxy", "restartPolicy": "Always", "resources": {"requests": {"cpu": "500m"}}},
+            {"name": "late-init", "resources": {"requests": {"cpu": "2"}}},
+        ],
+    )
     # main 1 + sidecar 0.5 = 1.5; init peaks: 4, then 2 + 0.5 = 2.5 -> max 4
     assert allocated_by_node([p])["gpu-h100-0"]["cpu"] == 4

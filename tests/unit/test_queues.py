@@ -51,8 +51,14 @@ def test_cohort_object_quota_and_hierarchy_count_in_the_pool():
     c = cluster_queue("team-c-cq", cohort="vision", reserved_gpu=4)
     research = {"metadata": {"name": "research"}, "spec": {"parentName": "org"}}
     vision = {"metadata": {"name": "vision"}, "spec": {"parentName": "org"}}
-    org = {"metadata": {"name": "org"}, "spec": {"resourceGroups": [{"coveredResources": [GPU], "flavors": [
-        {"name": F, "resources": [{"name": GPU, "nominalQuota": 2}]}]}]}}
+    org = {
+        "metadata": {"name": "org"},
+        "spec": {
+            "resourceGroups": [
+                {"coveredResources": [GPU], "flavors": [{"name": F, "resources": [{"name": GPU, "nominalQuota": 2}]}]}
+            ]
+        },
+    }
     h = headroom(a, F, GPU, [a, c], [research, vision, org])
     # pool 8 + 8 + 2 (org), used 8 + 4 -> 6 free in the tree, all borrowable by team-a
     assert (h.free, h.borrowable, h.available, h.max_capacity) == (0, 6, 6, 18)
@@ -65,21 +71,29 @@ def test_v1beta1_cohort_field_is_read():
 
 
 def test_build_queues_with_cluster_queue_visible():
-    lq = local_queue("team-a-queue", "team-a-cq", reserved_gpu=6, used_gpu=4, pendingWorkloads=3,
-                     admittedWorkloads=2)
-    cq = cluster_queue("team-a-cq", cohort="research", gpu_borrowing=4, reserved_gpu=6, used_gpu=4,
-                       pendingWorkloads=5)
+    lq = local_queue("team-a-queue", "team-a-cq", reserved_gpu=6, used_gpu=4, pendingWorkloads=3, admittedWorkloads=2)
+    cq = cluster_queue("team-a-cq", cohort="research", gpu_borrowing=4, reserved_gpu=6, used_gpu=4, pendingWorkloads=5)
     rf = flavor(F, {"nvidia.com/gpu.product": H100})
     resp = build_queues([lq], [cq, cluster_queue("team-b-cq", cohort="research")], [], [rf])
     (view,) = resp.queues
     assert (view.cluster_queue, view.cohort, view.pending_workloads, view.admitted_workloads) == (
-        "team-a-cq", "research", 3, 2)
+        "team-a-cq",
+        "research",
+        3,
+        2,
+    )
     assert view.cluster_queue_visibility.visible and view.cluster_queue_pending == 5
     assert view.queueing_strategy == "BestEffortFIFO" and view.borrowing_approximate
     fq, row = gpu_row(view)
     assert fq.accelerator_model == H100
     assert (row.nominal, row.borrowing_limit, row.lending_limit, row.usage, row.reserved, row.borrowed) == (
-        8, 4, None, 4, 6, 0)
+        8,
+        4,
+        None,
+        4,
+        6,
+        0,
+    )
     assert (row.free, row.borrowable, row.available, row.max_capacity) == (2, 4, 6, 12)
     assert [f.name for f in view.flavors] == ["default-flavor", F]
     assert not view.is_default and resp.default_queue is None
@@ -91,7 +105,7 @@ def test_build_queues_when_cluster_queues_are_not_readable():
     (view,) = resp.queues
     assert view.is_default and resp.default_queue == "default"
     assert view.cluster_queue_visibility.model_dump() == {"visible": False, "message": "not visible to your account"}
-    fq, row = gpu_row(view)
+    _, row = gpu_row(view)
     assert (row.usage, row.reserved, row.nominal, row.free) == (4, 6, None, None)
     assert view.active is True and view.status_message == "Can submit new workloads to localQueue"
 

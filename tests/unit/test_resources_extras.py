@@ -8,22 +8,28 @@ from jupyter_accel.domain.resources import PodDemand, format_quantity, parse_qua
 
 
 def test_sidecars_add_to_main_containers():
-    spec = {"containers": [{"name": "main", "resources": {"requests": {"cpu": "2", "nvidia.com/gpu": "1"}}}],
-            "initContainers": [{"name": "log", "restartPolicy": "Always",
-                                "resources": {"requests": {"cpu": "250m", "memory": "64Mi"}}}]}
+    spec = {
+        "containers": [{"name": "main", "resources": {"requests": {"cpu": "2", "nvidia.com/gpu": "1"}}}],
+        "initContainers": [
+            {"name": "log", "restartPolicy": "Always", "resources": {"requests": {"cpu": "250m", "memory": "64Mi"}}}
+        ],
+    }
     assert pod_requests(spec) == {"cpu": Decimal("2.250"), "nvidia.com/gpu": 1, "memory": 64 * 2**20}
 
 
 def test_pod_level_resources_replace_cpu_memory_only():
-    spec = {"resources": {"requests": {"cpu": "4", "memory": "16Gi"}},
-            "containers": [{"name": "a", "resources": {"requests": {"cpu": "1", "nvidia.com/gpu": "2"}}}]}
+    spec = {
+        "resources": {"requests": {"cpu": "4", "memory": "16Gi"}},
+        "containers": [{"name": "a", "resources": {"requests": {"cpu": "1", "nvidia.com/gpu": "2"}}}],
+    }
     assert pod_requests(spec) == {"cpu": 4, "memory": 16 * 2**30, "nvidia.com/gpu": 2}
 
 
 def test_demand_total_and_affinity():
     aff = {"nodeAffinity": {}}
-    d = PodDemand.from_pod_spec("worker", 3, {"affinity": aff, "containers": [
-        {"name": "w", "resources": {"limits": {"nvidia.com/gpu": "2"}}}]})
+    d = PodDemand.from_pod_spec(
+        "worker", 3, {"affinity": aff, "containers": [{"name": "w", "resources": {"limits": {"nvidia.com/gpu": "2"}}}]}
+    )
     assert d.total() == {"nvidia.com/gpu": 6} and d.affinity == aff
 
 

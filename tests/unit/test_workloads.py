@@ -12,8 +12,10 @@ from jupyter_accel.domain.workloads import (
 )
 from jupyter_accel.models import WorkloadState
 
-QUOTA_MSG = ("couldn't assign flavors to pod set gpu-workers: insufficient unused quota for nvidia.com/gpu in "
-             "flavor nvidia-h100-80gb, 2 more needed")
+QUOTA_MSG = (
+    "couldn't assign flavors to pod set gpu-workers: insufficient unused quota for nvidia.com/gpu in "
+    "flavor nvidia-h100-80gb, 2 more needed"
+)
 
 
 def pending(msg=QUOTA_MSG, reason="Pending", **kw):
@@ -24,15 +26,19 @@ def test_waiting_for_quota_sentence_with_cluster_queue_numbers():
     cq = cluster_queue("team-a-cq", reserved_gpu=6)
     v = workload_view(pending(), cluster_queue="team-a-cq", cq=cq, position=(2, 5))
     assert v.state == WorkloadState.pending
-    assert v.message == ("Waiting for quota in ClusterQueue team-a-cq: needs 4 nvidia.com/gpu on flavor "
-                         "nvidia-h100-80gb, 6 of 8 in use; position 3 in LocalQueue team-a-queue")
+    assert v.message == (
+        "Waiting for quota in ClusterQueue team-a-cq: needs 4 nvidia.com/gpu on flavor "
+        "nvidia-h100-80gb, 6 of 8 in use; position 3 in LocalQueue team-a-queue"
+    )
     assert (v.position_in_local_queue, v.position_in_cluster_queue) == (2, 5)
 
 
 def test_waiting_for_quota_without_cluster_queue_access():
     v = workload_view(pending(), cluster_queue="team-a-cq")
-    assert v.message == ("Waiting for quota in ClusterQueue team-a-cq: needs 4 nvidia.com/gpu on flavor "
-                         "nvidia-h100-80gb, 2 more than is free")
+    assert v.message == (
+        "Waiting for quota in ClusterQueue team-a-cq: needs 4 nvidia.com/gpu on flavor "
+        "nvidia-h100-80gb, 2 more than is free"
+    )
 
 
 def test_borrowable_quota_is_mentioned():
@@ -43,14 +49,23 @@ def test_borrowable_quota_is_mentioned():
 
 
 def test_never_fitting_messages():
-    v = workload_view(pending("couldn't assign flavors to pod set gpu-workers: insufficient quota for "
-                              "nvidia.com/gpu in flavor nvidia-h100-80gb, request > maximum capacity (24 > 12)",
-                              workers=24), cluster_queue="team-a-cq")
-    assert v.message == ("Can never be admitted as is: needs 24 nvidia.com/gpu but ClusterQueue team-a-cq can hold "
-                         "at most 12 on flavor nvidia-h100-80gb")
+    v = workload_view(
+        pending(
+            "couldn't assign flavors to pod set gpu-workers: insufficient quota for "
+            "nvidia.com/gpu in flavor nvidia-h100-80gb, request > maximum capacity (24 > 12)",
+            workers=24,
+        ),
+        cluster_queue="team-a-cq",
+    )
+    assert v.message == (
+        "Can never be admitted as is: needs 24 nvidia.com/gpu but ClusterQueue team-a-cq can hold "
+        "at most 12 on flavor nvidia-h100-80gb"
+    )
     assert v.reason == "ExceedsMaxQuota"
-    v = workload_view(pending("couldn't assign flavors to pod set gpu-workers: resource amd.com/gpu unavailable in "
-                              "ClusterQueue"), cluster_queue="team-a-cq")
+    v = workload_view(
+        pending("couldn't assign flavors to pod set gpu-workers: resource amd.com/gpu unavailable in ClusterQueue"),
+        cluster_queue="team-a-cq",
+    )
     assert v.message == "Can never be admitted as is: ClusterQueue team-a-cq has no quota for amd.com/gpu"
 
 
@@ -63,15 +78,28 @@ def test_granular_reasons_and_passthrough():
 
 
 def test_admitted_pods_starting_then_running():
-    admission = {"clusterQueue": "team-a-cq", "podSetAssignments": [
-        {"name": "head", "count": 1, "flavors": {"cpu": "default-flavor", "memory": "default-flavor"},
-         "resourceUsage": {"cpu": "2", "memory": "8Gi"}},
-        {"name": "gpu-workers", "count": 4, "flavors": {"cpu": "default-flavor", "memory": "default-flavor",
-                                                        "nvidia.com/gpu": "nvidia-h100-80gb"},
-         "resourceUsage": {"cpu": "32", "memory": "128Gi", "nvidia.com/gpu": "4"}}]}
-    conds = [cond("QuotaReserved", "True", "QuotaReserved", "Quota reserved in ClusterQueue team-a-cq"),
-             cond("Admitted", "True", "Admitted", "The workload is admitted"),
-             cond("PodsReady", "False", "WaitForStart", "Not all pods are ready or succeeded")]
+    admission = {
+        "clusterQueue": "team-a-cq",
+        "podSetAssignments": [
+            {
+                "name": "head",
+                "count": 1,
+                "flavors": {"cpu": "default-flavor", "memory": "default-flavor"},
+                "resourceUsage": {"cpu": "2", "memory": "8Gi"},
+            },
+            {
+                "name": "gpu-workers",
+                "count": 4,
+                "flavors": {"cpu": "default-flavor", "memory": "default-flavor", "nvidia.com/gpu": "nvidia-h100-80gb"},
+                "resourceUsage": {"cpu": "32", "memory": "128Gi", "nvidia.com/gpu": "4"},
+            },
+        ],
+    }
+    conds = [
+        cond("QuotaReserved", "True", "QuotaReserved", "Quota reserved in ClusterQueue team-a-cq"),
+        cond("Admitted", "True", "Admitted", "The workload is admitted"),
+        cond("PodsReady", "False", "WaitForStart", "Not all pods are ready or succeeded"),
+    ]
     v = workload_view(workload("w", conditions=conds, admission=admission))
     assert v.state == WorkloadState.admitted
     assert v.message == "Admitted to nvidia-h100-80gb, default-flavor at 12:03 UTC; pods starting"
@@ -80,31 +108,44 @@ def test_admitted_pods_starting_then_running():
     conds[2] = cond("PodsReady", "True", "Started", "All pods reached readiness", at="2026-12-02T12:05:00Z")
     v = workload_view(workload("w", conditions=conds, admission=admission))
     assert v.state == WorkloadState.running
-    assert v.message == ("Running in ClusterQueue team-a-cq on flavor nvidia-h100-80gb, default-flavor since "
-                         "12:05 UTC")
+    assert v.message == ("Running in ClusterQueue team-a-cq on flavor nvidia-h100-80gb, default-flavor since 12:05 UTC")
 
 
 def test_quota_reserved_waiting_for_admission_checks():
-    conds = [cond("QuotaReserved", "True", "QuotaReserved", ""),
-             cond("Admitted", "False", "UnsatisfiedChecks", "")]
-    v = workload_view(workload("w", conditions=conds, admission={"clusterQueue": "team-a-cq"},
-                               admissionChecks=[{"name": "dws-prov", "state": "Pending"}]))
+    conds = [cond("QuotaReserved", "True", "QuotaReserved", ""), cond("Admitted", "False", "UnsatisfiedChecks", "")]
+    v = workload_view(
+        workload(
+            "w",
+            conditions=conds,
+            admission={"clusterQueue": "team-a-cq"},
+            admissionChecks=[{"name": "dws-prov", "state": "Pending"}],
+        )
+    )
     assert v.state == WorkloadState.quota_reserved
     assert v.message == "Quota reserved in ClusterQueue team-a-cq; waiting for admission checks: dws-prov (Pending)"
 
 
 def test_evicted_pods_ready_timeout_and_preempted():
-    conds = [cond("QuotaReserved", "False", "Pending", ""),
-             cond("Evicted", "True", "PodsReadyTimeout", "Exceeded the PodsReady timeout default/w")]
-    v = workload_view(workload("w", conditions=conds,
-                               requeueState={"count": 1, "requeueAt": "2026-12-02T12:40:00Z"}))
+    conds = [
+        cond("QuotaReserved", "False", "Pending", ""),
+        cond("Evicted", "True", "PodsReadyTimeout", "Exceeded the PodsReady timeout default/w"),
+    ]
+    v = workload_view(workload("w", conditions=conds, requeueState={"count": 1, "requeueAt": "2026-12-02T12:40:00Z"}))
     assert v.state == WorkloadState.evicted and v.reason == "PodsReadyTimeout"
-    assert v.message == ("Evicted: its pods were not ready in time (PodsReadyTimeout); Kueue requeues it; next try "
-                         "at 12:40 UTC")
+    assert v.message == (
+        "Evicted: its pods were not ready in time (PodsReadyTimeout); Kueue requeues it; next try at 12:40 UTC"
+    )
     assert (v.requeue_count, v.requeue_at) == (1, "2026-12-02T12:40:00Z")
-    conds = [cond("QuotaReserved", "False", "Pending", ""), cond("Evicted", "True", "Preempted", "Preempted"),
-             cond("Preempted", "True", "InClusterQueue", "Preempted to accommodate a workload (UID: x) due to "
-                                                         "prioritization in the ClusterQueue")]
+    conds = [
+        cond("QuotaReserved", "False", "Pending", ""),
+        cond("Evicted", "True", "Preempted", "Preempted"),
+        cond(
+            "Preempted",
+            "True",
+            "InClusterQueue",
+            "Preempted to accommodate a workload (UID: x) due to prioritization in the ClusterQueue",
+        ),
+    ]
     v = workload_view(workload("w", conditions=conds))
     assert v.message.startswith("Preempted to make room for another workload: Preempted to accommodate")
 
@@ -114,8 +155,17 @@ def test_finished_and_deactivated():
     assert (ok.state, ok.message) == (WorkloadState.succeeded, "Finished successfully")
     bad = workload_view(workload("w", conditions=[cond("Finished", "True", "Failed", "BackoffLimitExceeded")]))
     assert (bad.state, bad.message) == (WorkloadState.failed, "Finished with a failure: BackoffLimitExceeded")
-    off = workload("w", conditions=[cond("DeactivationTarget", "True", "RequeuingLimitExceeded",
-                                         "exceeded the maximum number of re-queuing retries")])
+    off = workload(
+        "w",
+        conditions=[
+            cond(
+                "DeactivationTarget",
+                "True",
+                "RequeuingLimitExceeded",
+                "exceeded the maximum number of re-queuing retries",
+            )
+        ],
+    )
     off["spec"]["active"] = False
     v = workload_view(off)
     assert (v.state, v.active) == (WorkloadState.inactive, False)
@@ -127,7 +177,9 @@ def test_owner_priority_podsets_v1beta2_and_v1beta1():
     assert (v.owner_kind, v.owner_name, v.owner_uid, v.job_uid) == ("RayCluster", "rc-gpu", "uid-rj", "uid-rj")
     assert (v.priority_class, v.priority_class_kind, v.priority) == ("high-priority", "WorkloadPriorityClass", 1000)
     assert [(p.name, p.count, p.requests.get("nvidia.com/gpu")) for p in v.pod_sets] == [
-        ("head", 1, None), ("gpu-workers", 4, 1)]
+        ("head", 1, None),
+        ("gpu-workers", 4, 1),
+    ]
     old = workload("w")
     old["spec"].update(priorityClassName="low", priorityClassSource="scheduling.k8s.io/priorityclass", priority=5)
     v = workload_view(old)
@@ -135,23 +187,48 @@ def test_owner_priority_podsets_v1beta2_and_v1beta1():
 
 
 def test_positions_merge_local_and_cluster_queue_summaries():
-    lq_summary = {"kind": "PendingWorkloadsSummary", "apiVersion": "visibility.kueue.x-k8s.io/v1beta2", "items": [
-        {"metadata": {"name": "a", "namespace": "team-a"}, "priority": 0, "localQueueName": "team-a-queue",
-         "positionInClusterQueue": 4, "positionInLocalQueue": 0}]}
-    cq_summary = {"kind": "PendingWorkloadsSummary", "apiVersion": "visibility.kueue.x-k8s.io/v1beta1", "items": [
-        {"metadata": {"name": "b", "namespace": "team-b"}, "positionInClusterQueue": 1, "positionInLocalQueue": 0},
-        {"metadata": {"name": "a", "namespace": "team-a"}, "positionInClusterQueue": 4, "positionInLocalQueue": 0}]}
-    assert positions_from_summaries(lq_summary, cq_summary, None) == {("team-a", "a"): (0, 4),
-                                                                     ("team-b", "b"): (0, 1)}
+    lq_summary = {
+        "kind": "PendingWorkloadsSummary",
+        "apiVersion": "visibility.kueue.x-k8s.io/v1beta2",
+        "items": [
+            {
+                "metadata": {"name": "a", "namespace": "team-a"},
+                "priority": 0,
+                "localQueueName": "team-a-queue",
+                "positionInClusterQueue": 4,
+                "positionInLocalQueue": 0,
+            }
+        ],
+    }
+    cq_summary = {
+        "kind": "PendingWorkloadsSummary",
+        "apiVersion": "visibility.kueue.x-k8s.io/v1beta1",
+        "items": [
+            {"metadata": {"name": "b", "namespace": "team-b"}, "positionInClusterQueue": 1, "positionInLocalQueue": 0},
+            {"metadata": {"name": "a", "namespace": "team-a"}, "positionInClusterQueue": 4, "positionInLocalQueue": 0},
+        ],
+    }
+    assert positions_from_summaries(lq_summary, cq_summary, None) == {("team-a", "a"): (0, 4), ("team-b", "b"): (0, 1)}
 
 
 def test_build_workloads_maps_queue_to_cluster_queue_and_sorts_newest_first():
     old = pending(created="2026-12-02T11:00:00Z")
     new = workload("rayjob-new-ffff0", created="2026-12-02T12:30:00Z")
-    summary = {"items": [{"metadata": {"name": "rayjob-rj-1a2b3", "namespace": "team-a"},
-                          "positionInLocalQueue": 1, "positionInClusterQueue": 3}]}
-    resp = build_workloads([old, new], local_queues=[local_queue("team-a-queue", "team-a-cq")],
-                           cluster_queues=[cluster_queue("team-a-cq", reserved_gpu=6)], pending_summaries=[summary])
+    summary = {
+        "items": [
+            {
+                "metadata": {"name": "rayjob-rj-1a2b3", "namespace": "team-a"},
+                "positionInLocalQueue": 1,
+                "positionInClusterQueue": 3,
+            }
+        ]
+    }
+    resp = build_workloads(
+        [old, new],
+        local_queues=[local_queue("team-a-queue", "team-a-cq")],
+        cluster_queues=[cluster_queue("team-a-cq", reserved_gpu=6)],
+        pending_summaries=[summary],
+    )
     assert [w.name for w in resp.workloads] == ["rayjob-new-ffff0", "rayjob-rj-1a2b3"]
     w = resp.workloads[1]
     assert w.cluster_queue == "team-a-cq" and w.position_in_local_queue == 1

@@ -1,0 +1,348 @@
+"""ipywidgets 8 front-end: a live accelerator + quota view, a job launcher with a live fit check, a job monitor.
+
+Live updates come from the server's /stream (Server-Sent Events) read by one background thread per widget;
+when the stream cannot be opened the thread falls back to a bounded poll. Closing a widget stops its thread.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import ipywidgets as w
+
+from .client import JOB_KINDS, TERMINAL, AccelClient, AccelError, validate_request
+from .display import Para, blocks, to_html
+from .requests import DEFAULT_GPU_TYPE, job_request
+
+POLL_SECONDS = 5.0  # fallback poll interval when the push stream is unavailable
+LOG_TAIL = 40
+DEFAULT_QUEUE = "(server default)"
+NO_PROFILE = "(none)"
+
+
+def _html(model: Any) -> str:
+    return to_html(blocks(model))
+
+
+def _error_html(exc: Exception) -> str:
+    return to_html([Para(f"⚠ {exc}")])
+
+
+class Follower:
+    """Calls `callback()` whenever /stream reports one of `topics` (or `*`), in a daemon thread, until stop().
+
+    Without a stream (older server, proxy that buffers) it calls the callback every `poll` seconds instead."""
+
+    def __init__(
+        self, client: AccelClient, topics: Iterable[str], callback: Callable[[], None], poll: float = POLL_SECONDS
+    ):
+        self.client = client
+        self.topics = set(topics)
+        self.callback = callback
+        self.poll = poll
+        self._stop = threading.Event()
+        self._stream: Any = None
+        self._thread = threading.Thread(target=self._run, name="jupyter-accel-follower", daemon=True)
+
+    def start(self) -> Follower:
+        self._thread.start()
+        return self
+
+    @property
+    def running(self) -> bool:
+        return self._thread.is_alive()
+
+    def stop(self) -> None:
+        self._stop.set()
+        stream = self._stream
+        if stream is not None:
+            stream.close()
+
+    def join(self, timeout: float | None = None) -> None:
+        if self._thread.is_alive() and threading.current_thread() is not self._thread:
+            self._thread.join(timeout)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                self._stream = self.client.events()
+                for msg in self._stream:
+                    if self._stop.is_set():
+                        break
+                    topics = set(msg.get("topics") or ())
+                    # the first event after (re)connecting is "*": refetch, changes may have been missed
+                    if "*" in topics or topics & self.topics:
+                        self._fire()
+            except (AccelError, OSError, ValueError):
+                pass
+            finally:
+                if self._stream is not None:
+                    self._stream.close()
+                    self._stream = None
+            # stream ended or unavailable: poll once, then try the stream again
+            if self._stop.wait(self.poll):
+                break
+            self._fire()
+
+    def _fire(self) -> None:
+        # a failed refresh must not kill the follower; the widget shows its own errors
+        with contextlib.suppress(Exception):
+            self.callback()
+
+
+class _LiveBox(w.VBox):
+    """A VBox that owns a Follower and stops it on close()."""
+
+    _follower: Follower | None = None
+
+    def _follow(self, client: AccelClient, topics: Iterable[str], poll: float) -> None:
+        self._follower = Follower(client, topics, self.refresh, poll).start()
+
+    def refresh(self) -> None:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        if self._follower is not None:
+            self._follower.stop()
+        super().close()
+
+
+class AcceleratorView(_LiveBox):
+    """Accelerators per model and node, and the quotas of the namespace's queues; updates itself."""
+
+    def __init__(
+        self, client: AccelClient | None = None, *, live: bool = True, poll: float = POLL_SECONDS, **kwargs: Any
+    ):
+        self.client = client or AccelClient()
+        self.refresh_button = w.Button(description="Refresh", icon="refresh", layout=w.Layout(width="auto"))
+        self.status = w.HTML()
+        self.inventory_html = w.HTML()
+        self.queues_html = w.HTML()
+        self.inventory: Any = None
+        self.queues: Any = None
+        self._lock = threading.Lock()
+        super().__init__([w.HBox([self.refresh_button, self.status]), self.inventory_html, self.queues_html], **kwargs)
+        self.refresh_button.on_click(lambda _: self.refresh())
+        self.refresh()
+        if live:
+            self._follow(self.client, ("inventory", "queues"), poll)
+
+    def refresh(self) -> None:
+        with self._lock:
+            errors = []
+            for attr, fetch, target in (
+                ("inventory", self.client.inventory, self.inventory_html),
+                ("queues", self.client.queues, self.queues_html),
+            ):
+                try:
+                    model = fetch()
+                except AccelError as exc:
+                    errors.append(exc)
+                    target.value = _error_html(exc)
+                    continue
+                setattr(self, attr, model)
+                target.value = _html(model)
+            self.status.value = _error_html(errors[0]) if errors else ""
+
+
+class JobMonitor(_LiveBox):
+    """One job: status, reason, pods and the tail of its log, updated until the job ends or the widget closes."""
+
+    def __init__(
+        self,
+        kind: str,
+        name: str,
+        client: AccelClient | None = None,
+        *,
+        live: bool = True,
+        poll: float = POLL_SECONDS,
+        tail: int = LOG_TAIL,
+        **kwargs: Any,
+    ):
+        self.client = client or AccelClient()
+        self.kind, self.name, self.tail = kind, name, tail
+        self.status_html = w.HTML()
+        self.logs = w.Textarea(
+            value="", disabled=True, layout=w.Layout(width="100%", height="12em"), placeholder="(no log output yet)"
+        )
+        self.delete_button = w.Button(
+            description="Delete", icon="trash", button_style="danger", layout=w.Layout(width="auto")
+        )
+        self.detail: Any = None
+        self.ended = threading.Event()
+        self._lock = threading.Lock()
+        super().__init__([self.status_html, self.logs, self.delete_button], **kwargs)
+        self.delete_button.on_click(lambda _: self.delete())
+        self.refresh()
+        if live and not self.ended.is_set():
+            self._follow(self.client, ("jobs",), poll)
+
+    @property
+    def status(self) -> str | None:
+        return None if self.detail is None else str(self.detail.job.status)
+
+    def refresh(self) -> None:
+        with self._lock:
+            try:
+                self.detail = self.client.job(self.kind, self.name)
+            except AccelError as exc:
+                self.status_html.value = _error_html(exc)
+                if exc.status == 404:  # deleted: nothing left to follow
+                    self._end()
+                return
+            self.status_html.value = _html(self.detail)
+            job = self.detail.job
+            if job.pods:
+                try:
+                    self.logs.value = "\n".join(self.client.logs(self.kind, self.name, tail=self.tail))
+                except AccelError as exc:
+                    if not self.logs.value:
+                        self.logs.placeholder = f"(no logs yet: {exc.message})"
+            if str(job.status) in TERMINAL:
+                self._end()
+
+    def _end(self) -> None:
+        self.ended.set()
+        self.delete_button.disabled = str(getattr(self.detail and self.detail.job, "status", "")) == "Deleting"
+        if self._follower is not None:
+            self._follower.stop()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until the job ended (True) or `timeout` passed (False)."""
+        return self.ended.wait(timeout)
+
+    def delete(self) -> None:
+        try:
+            self.client.delete(self.kind, self.name)
+        except AccelError as exc:
+            self.status_html.value = _error_html(exc)
+            return
+        self.delete_button.disabled = True
+        self.refresh()
+
+
+class JobLauncher(w.VBox):
+    """A form for a JobRequest; the fit check runs as the user edits, Submit launches and shows a JobMonitor."""
+
+    def __init__(self, client: AccelClient | None = None, *, kind: str = "pytorch", script: str = "", **kwargs: Any):
+        self.client = client or AccelClient()
+        gpu_types, queues, profiles, self.load_errors = self._options()
+        style = {"description_width": "8em"}
+        self.kind = w.Dropdown(options=JOB_KINDS, value=kind, description="Kind", style=style)
+        self.job_name = w.Text(description="Name", placeholder="(generated)", continuous_update=False, style=style)
+        self.workers = w.BoundedIntText(value=1, min=0, max=64, description="Workers", style=style)
+        self.gpus = w.BoundedIntText(value=0, min=0, max=64, description="GPUs / worker", style=style)
+        self.gpu_type = w.Dropdown(options=gpu_types, value=gpu_types[0], description="GPU type", style=style)
+        self.profile = w.Dropdown(options=[NO_PROFILE, *profiles], value=NO_PROFILE, description="Profile", style=style)
+        self.queue = w.Dropdown(options=[DEFAULT_QUEUE, *queues], value=DEFAULT_QUEUE, description="Queue", style=style)
+        self.image = w.Text(description="Image", placeholder="(server default)", continuous_update=False, style=style)
+        self.cpu = w.Text(description="CPU / worker", placeholder="(default)", continuous_update=False, style=style)
+        self.memory = w.Text(
+            description="Memory / worker", placeholder="(default)", continuous_update=False, style=style
+        )
+        self.script = w.Textarea(
+            value=script,
+            description="Script",
+            continuous_update=False,
+            style=style,
+            layout=w.Layout(width="100%", height="8em"),
+        )
+        self.fit_html = w.HTML()
+        self.submit_button = w.Button(description="Submit", icon="rocket", button_style="primary")
+        self.message = w.HTML(_error_html(self.load_errors[0]) if self.load_errors else "")
+        self.monitor_box = w.VBox()
+        self.fit_result: Any = None
+        self.fit_error: AccelError | None = None
+        self.monitor: JobMonitor | None = None
+        self.fields = (
+            self.kind,
+            self.job_name,
+            self.workers,
+            self.gpus,
+            self.gpu_type,
+            self.profile,
+            self.queue,
+            self.image,
+            self.cpu,
+            self.memory,
+            self.script,
+        )
+        super().__init__(
+            [*self.fields, self.fit_html, w.HBox([self.submit_button, self.message]), self.monitor_box], **kwargs
+        )
+        for field in self.fields:
+            field.observe(lambda _change: self.check(), names="value")
+        self.submit_button.on_click(lambda _: self._submit_clicked())
+        self.check()
+
+    def _options(self) -> tuple[list[str], list[str], list[str], list[AccelError]]:
+        errors: list[AccelError] = []
+        gpu_types: list[str] = []
+        queues: list[str] = []
+        profiles: list[str] = []
+        try:
+            gpu_types = list(self.client.inventory().accelerator_names)
+        except AccelError as exc:
+            errors.append(exc)
+        try:
+            queues = [q.name for q in self.client.queues().queues]
+        except AccelError as exc:
+            errors.append(exc)
+        try:
+            profiles = [p.name for p in self.client.profiles().profiles if p.enabled]
+        except AccelError as exc:
+            errors.append(exc)
+        return gpu_types or [DEFAULT_GPU_TYPE], queues, profiles, errors
+
+    def request(self) -> dict:
+        """The JobRequest the form describes, as a dict."""
+        profile = None if self.profile.value == NO_PROFILE else self.profile.value
+        script = self.script.value if self.script.value.strip() else None
+        return job_request(
+            self.kind.value,
+            workers=self.workers.value,
+            gpus=0 if profile else self.gpus.value,
+            gpu_type=self.gpu_type.value,
+            hardware_profile=profile,
+            cpu=self.cpu.value.strip(),
+            memory=self.memory.value.strip(),
+            image=self.image.value.strip(),
+            name=self.job_name.value.strip(),
+            queue=None if self.queue.value == DEFAULT_QUEUE else self.queue.value,
+            script=script,
+        )
+
+    def check(self) -> Any:
+        """Run the fit check for the current form; the answer is shown and kept in `fit_result`."""
+        try:
+            self.fit_result = self.client.fit(validate_request(self.request()))
+            self.fit_error = None
+            self.fit_html.value = _html(self.fit_result)
+        except AccelError as exc:
+            self.fit_result, self.fit_error = None, exc
+            self.fit_html.value = _error_html(exc)
+        return self.fit_result
+
+    def submit(self) -> Any:
+        """Launch the job; returns its JobView and shows a JobMonitor under the form."""
+        job = self.client.submit(validate_request(self.request())).job
+        if self.monitor is not None:
+            self.monitor.close()
+        self.monitor = JobMonitor(str(job.kind), job.name, client=self.client)
+        self.monitor_box.children = (self.monitor,)
+        return job
+
+    def _submit_clicked(self) -> None:
+        try:
+            job = self.submit()
+            self.message.value = to_html([Para(f"Submitted {job.kind} {job.name}.")])
+        except AccelError as exc:
+            self.message.value = _error_html(exc)
+
+    def close(self) -> None:
+        if self.monitor is not None:
+            self.monitor.close()
+        super().close()

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# scripts/test-packaging.sh — build the wheel, install it into a fresh virtualenv without Node.js on PATH, and
+# check that Jupyter lists the server extension and the prebuilt labextension as enabled and OK.
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+cd "$ROOT"
+# shellcheck disable=SC1091
+. .venv/bin/activate
+OUT=$(mktemp -d); trap 'rm -rf "$OUT"' EXIT
+python -m build --wheel --no-isolation --outdir "$OUT/dist" . >"$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
+wheel=$(ls "$OUT"/dist/jupyter_accel-*.whl)
+echo "built $(basename "$wheel") ($(du -k "$wheel" | cut -f1) KiB)"
+unzip -l "$wheel" | grep -q 'share/jupyter/labextensions/jupyter-accel/package.json' || { echo "wheel lacks the labextension"; exit 1; }
+unzip -l "$wheel" | grep -q 'etc/jupyter/jupyter_server_config.d/jupyter_accel.json' || { echo "wheel lacks the server config"; exit 1; }
+python -m venv "$OUT/venv"
+"$OUT/venv/bin/pip" install -q "$wheel" "jupyterlab>=4.6,<5"
+# a PATH without node proves the wheel needs no Node.js at install or run time
+clean_path=$(echo "$PATH" | tr ':' '\n' | grep -v -e "$ROOT/.venv" | while read -r d; do [ -x "$d/node" ] || echo "$d"; done | paste -sd:)
+server=$(PATH="$OUT/venv/bin:$clean_path" "$OUT/venv/bin/jupyter" server extension list 2>&1)
+lab=$(PATH="$OUT/venv/bin:$clean_path" "$OUT/venv/bin/jupyter" labextension list 2>&1)
+echo "$server" | grep -E 'jupyter_accel' ; echo "$lab" | grep -E 'jupyter-accel'
+echo "$server" | grep -qE 'jupyter_accel enabled' && echo "$server" | grep -A1 'jupyter_accel enabled' | grep -q OK \
+  || { echo "server extension not enabled/OK:"; echo "$server"; exit 1; }
+echo "$lab" | grep -qE 'jupyter-accel v[0-9.]+ enabled OK' || { echo "labextension not enabled/OK:"; echo "$lab"; exit 1; }
+echo "packaging ok"

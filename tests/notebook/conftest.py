@@ -1,0 +1,188 @@
+"""A real Jupyter server with the extension, run as a subprocess (as in a workbench), and real kernels on it.
+
+The server binds 127.0.0.1 on a free port with a token, in a temporary root dir with its own runtime dir, so
+discovery tests can find its jpserver-*.json file. Cluster-backed variants point its kubeconfig at devcluster.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+START_TIMEOUT = 120.0  # a loaded 2-core machine can take a while to import jupyter_server
+
+
+@dataclass
+class JupyterServer:
+    url: str
+    token: str
+    root_dir: Path
+    runtime_dir: Path
+    process: subprocess.Popen
+    log: Path
+
+    def env(self) -> dict[str, str]:
+        """Environment of a kernel that should reach this server through JUPYTER_ACCEL_URL/TOKEN."""
+        return {**kernel_env(), "JUPYTER_ACCEL_URL": self.url, "JUPYTER_ACCEL_TOKEN": self.token}
+
+
+def kernel_env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("JUPYTER_ACCEL_")}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
+    return env
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(tmp: Path, accel_config: dict, extra_env: dict[str, str] | None = None) -> JupyterServer:
+    root, runtime, config, data = (tmp / n for n in ("root", "runtime", "config", "data"))
+    for d in (root, runtime, config, data):
+        d.mkdir(parents=True, exist_ok=True)
+    token = secrets.token_hex(16)
+    port = _free_port()
+    env = {
+        **kernel_env(),
+        "JUPYTER_RUNTIME_DIR": str(runtime),
+        "JUPYTER_CONFIG_DIR": str(config),
+        "JUPYTER_DATA_DIR": str(data),
+        **(extra_env or {}),
+    }
+    (config / "jupyter_server_config.json").write_text(
+        json.dumps(
+            {
+                "ServerApp": {"jpserver_extensions": {"jupyter_accel": True}},
+                "AccelConfig": accel_config,
+            }
+        )
+    )
+    log = tmp / "server.log"
+    cmd = [
+        sys.executable,
+        "-m",
+        "jupyter_server",
+        "--no-browser",
+        "--ip=127.0.0.1",
+        f"--port={port}",
+        "--port-retries=0",
+        "--allow-root",
+        f"--ServerApp.root_dir={root}",
+        f"--IdentityProvider.token={token}",
+    ]
+    process = subprocess.Popen(cmd, env=env, cwd=root, stdout=log.open("wb"), stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}/"
+    deadline = time.monotonic() + START_TIMEOUT
+    while True:
+        if process.poll() is not None:
+            raise RuntimeError(f"jupyter server exited ({process.returncode}):\n{log.read_text()[-3000:]}")
+        try:
+            req = urllib.request.Request(url + "accel/v1/info", headers={"Authorization": f"token {token}"})
+            with urllib.request.urlopen(req, timeout=5):
+                break
+        except OSError:
+            if time.monotonic() > deadline:
+                process.kill()
+                raise RuntimeError(
+                    f"jupyter server did not answer in {START_TIMEOUT}s:\n{log.read_text()[-3000:]}"
+                ) from None
+            time.sleep(0.3)
+    return JupyterServer(url, token, root, runtime, process, log)
+
+
+def stop_server(server: JupyterServer) -> None:
+    server.process.terminate()
+    try:
+        server.process.wait(20)
+    except subprocess.TimeoutExpired:
+        server.process.kill()
+        server.process.wait()
+
+
+@pytest.fixture(scope="session")
+def jupyter_server(tmp_path_factory) -> Iterator[JupyterServer]:
+    """A server whose extension has no cluster (identity none): the not-configured state."""
+    server = start_server(tmp_path_factory.mktemp("jupyter"), {"identity": "none"})
+    yield server
+    stop_server(server)
+
+
+class Kernel:
+    """A real IPython kernel driven over ZMQ (jupyter_client); run() returns the outputs of one cell."""
+
+    def __init__(self, env: dict[str, str], cwd: Path):
+        from jupyter_client import KernelManager
+
+        self.km = KernelManager(kernel_name="python3")
+        self.km.start_kernel(env=env, cwd=str(cwd))
+        self.kc = self.km.client()
+        self.kc.start_channels()
+        self.kc.wait_for_ready(timeout=120)
+
+    def run(self, code: str, timeout: float = 120) -> CellResult:
+        outputs: list[dict] = []
+        reply = self.kc.execute_interactive(
+            code, timeout=timeout, output_hook=outputs.append, stdin_hook=self._stdin, allow_stdin=True
+        )
+        return CellResult(reply["content"], outputs)
+
+    stdin_answers: list[str]
+
+    def _stdin(self, msg: dict) -> None:
+        self.kc.input(self.stdin_answers.pop(0))
+
+    def shutdown(self) -> None:
+        self.kc.stop_channels()
+        self.km.shutdown_kernel(now=True)
+
+
+@dataclass
+class CellResult:
+    reply: dict
+    outputs: list[dict]
+
+    @property
+    def ok(self) -> bool:
+        return self.reply["status"] == "ok"
+
+    def stream(self, name: str = "stdout") -> str:
+        return "".join(
+            o["content"]["text"] for o in self.outputs if o["msg_type"] == "stream" and o["content"]["name"] == name
+        )
+
+    def data(self, mime: str) -> list[str]:
+        return [
+            o["content"]["data"][mime]
+            for o in self.outputs
+            if o["msg_type"] in ("execute_result", "display_data", "update_display_data")
+            and mime in o["content"].get("data", {})
+        ]
+
+    @property
+    def error(self) -> dict | None:
+        for o in self.outputs:
+            if o["msg_type"] == "error":
+                return o["content"]
+        return None
+
+
+@pytest.fixture(scope="module")
+def kernel(jupyter_server) -> Iterator[Kernel]:
+    k = Kernel(jupyter_server.env(), jupyter_server.root_dir)
+    k.stdin_answers = []
+    yield k
+    k.shutdown()
