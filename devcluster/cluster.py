@@ -55,8 +55,12 @@ STOP_ORDER = (
     "kube-apiserver",
     "etcd",
 )
-# Kueue keeps a metrics cert and visibility cert at these hard-coded paths (see pki.ensure_self_signed).
-KUEUE_HOST_CERT_DIRS = {Path("/etc/kueue/metrics/certs"): "kueue-metrics", Path("/visibility"): "kueue-visibility"}
+# Hard-coded certificate directories of upstream binaries (see pki.ensure_self_signed): Kueue's metrics and
+# visibility certs, and the training operator's webhook certs, which in a pod a Secret volume would provide.
+HOST_CERT_DIRS = {
+    "kueue": {Path("/etc/kueue/metrics/certs"): "kueue-metrics", Path("/visibility"): "kueue-visibility"},
+    "training-operator": {Path("/tmp/k8s-webhook-server/serving-certs"): "training-operator.kubeflow.svc"},
+}
 
 
 def free_ports(names: list[str]) -> dict[str, int]:
@@ -244,9 +248,10 @@ class Cluster:
         for core in ("etcd", "kube-apiserver"):
             if core not in found:
                 problems.append(f"{core} is required for any cluster")
-        if "kueue" in found:
-            for directory, cn in KUEUE_HOST_CERT_DIRS.items():
-                pki.ensure_self_signed(directory, cn)
+        for name, dirs in HOST_CERT_DIRS.items():
+            if name in found:
+                for directory, cn in dirs.items():
+                    pki.ensure_self_signed(directory, cn)
         if any(op in found for op in OPERATORS) and not shutil.which("socat"):
             problems.append("socat is needed for the operators' loopback sandbox (apt-get install socat)")
         if problems:

@@ -259,7 +259,8 @@ class AccelClient:
     def _request_body(request: JobRequest | dict) -> str:
         if isinstance(request, dict):
             request = validate_request(request)
-        return request.model_dump_json(exclude_none=True)
+        # only what the caller set: defaults (e.g. the Ray head) are the server's to apply, per kind
+        return request.model_dump_json(exclude_unset=True)
 
     @staticmethod
     def _job_path(kind: str, name: str, suffix: str = "") -> str:

@@ -190,7 +190,7 @@ def _inventory(m: Any) -> list[Block]:
                 [
                     s.model,
                     s.resource,
-                    f"{s.memory_mib // 1024} GiB" if s.memory_mib else DASH,
+                    f"{round(s.memory_mib / 1024)} GiB" if s.memory_mib else DASH,
                     s.node_count,
                     s.allocatable,
                     _opt(s.allocated),

@@ -18,7 +18,7 @@ from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 
 from .client import JOB_KINDS, TERMINAL, AccelClient, AccelError
 from .display import Para, View
-from .requests import DEFAULT_GPU_TYPE, job_request, parse_env
+from .requests import DEFAULT_GPU_TYPE, for_fit, job_request, parse_env
 
 WAIT_POLL = 2.0  # seconds between status polls while --wait waits for pods
 
@@ -191,7 +191,7 @@ class AccelMagics(Magics):
         if cmd == "jobs":
             return View(c.jobs("namespace" if args.all else "mine"))
         if cmd == "fit":
-            return View(c.fit(_request_from(args, entrypoint=args.entrypoint)))
+            return View(c.fit(for_fit(_request_from(args, entrypoint=args.entrypoint))))
         if cmd == "status":
             return View(c.job(*self._resolve(args.name, args.kind)))
         if cmd == "logs":

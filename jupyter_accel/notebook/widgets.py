@@ -15,7 +15,7 @@ import ipywidgets as w
 
 from .client import JOB_KINDS, TERMINAL, AccelClient, AccelError, validate_request
 from .display import Para, blocks, to_html
-from .requests import DEFAULT_GPU_TYPE, job_request
+from .requests import DEFAULT_GPU_TYPE, for_fit, job_request
 
 POLL_SECONDS = 5.0  # fallback poll interval when the push stream is unavailable
 LOG_TAIL = 40
@@ -318,7 +318,7 @@ class JobLauncher(w.VBox):
     def check(self) -> Any:
         """Run the fit check for the current form; the answer is shown and kept in `fit_result`."""
         try:
-            self.fit_result = self.client.fit(validate_request(self.request()))
+            self.fit_result = self.client.fit(validate_request(for_fit(self.request())))
             self.fit_error = None
             self.fit_html.value = _html(self.fit_result)
         except AccelError as exc:

@@ -14,11 +14,15 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
+import uuid
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
+
+from jupyter_accel.notebook import AccelClient
 
 REPO = Path(__file__).resolve().parents[2]
 START_TIMEOUT = 120.0  # a loaded 2-core machine can take a while to import jupyter_server
@@ -186,3 +190,66 @@ def kernel(jupyter_server) -> Iterator[Kernel]:
     k.stdin_answers = []
     yield k
     k.shutdown()
+
+
+CLUSTER_NAMESPACE = "team-a"
+CLUSTER_IDENTITY = "queue-viewer"  # the notebook user's rights plus node and quota reads: the fit check has numbers
+
+
+@pytest.fixture(scope="session")
+def cluster_server(devcluster, tmp_path_factory) -> Iterator[JupyterServer]:
+    """A server whose extension talks to devcluster as a team-a user, from a workbench named by NB_PREFIX."""
+    config = {
+        "identity": "kubeconfig",
+        "kubeconfig": str(devcluster.kubeconfig(CLUSTER_IDENTITY)),
+        "namespace": CLUSTER_NAMESPACE,
+    }
+    server = start_server(
+        tmp_path_factory.mktemp("jupyter-cluster"), config, {"NB_PREFIX": "/notebook/team-a/notebook-tests"}
+    )
+    client = AccelClient(server.url, server.token)
+    deadline = time.monotonic() + 60
+    while client.info().connection.state != "connected":
+        if time.monotonic() > deadline:
+            stop_server(server)
+            raise RuntimeError(f"the extension did not connect to devcluster:\n{server.log.read_text()[-3000:]}")
+        time.sleep(0.5)
+    yield server
+    stop_server(server)
+
+
+@pytest.fixture(scope="module")
+def cluster_kernel(cluster_server) -> Iterator[Kernel]:
+    k = Kernel(cluster_server.env(), cluster_server.root_dir)
+    k.stdin_answers = []
+    result = k.run("%load_ext jupyter_accel")
+    assert result.ok, result.error
+    yield k
+    k.shutdown()
+
+
+@pytest.fixture
+def cluster_client(cluster_server) -> AccelClient:
+    return AccelClient(cluster_server.url, cluster_server.token)
+
+
+@pytest.fixture
+def unique() -> Callable[[str], str]:
+    return lambda prefix: f"{prefix}-{uuid.uuid4().hex[:6]}"
+
+
+@pytest.fixture
+def wait_until() -> Callable[..., Any]:
+    return poll_until
+
+
+def poll_until(check: Callable[[], Any], timeout: float = 90, what: str = "") -> Any:
+    """Poll `check` until it returns something truthy; the last value is shown on failure."""
+    deadline = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < deadline:
+        last = check()
+        if last:
+            return last
+        time.sleep(0.5)
+    raise AssertionError(f"timed out waiting for {what}: last {last!r}")

@@ -4,6 +4,23 @@
  */
 
 export interface paths {
+    "/accel/v1/fit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Would this job fit now, queue, or never fit? No side effects. */
+        post: operations["post_FitHandler"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/accel/v1/identity/token": {
         parameters: {
             query?: never;
@@ -39,6 +56,161 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/accel/v1/inventory": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Accelerators per node and per model */
+        get: operations["get_InventoryHandler"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accel/v1/jobs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** All jobs of the namespace, every kind, with unified status */
+        get: operations["get_JobsHandler"];
+        put?: never;
+        /** Submit a job (server-side dry run first) */
+        post: operations["post_JobsHandler"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accel/v1/jobs/{kind}/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One job: status, pods, events */
+        get: operations["get_JobHandler"];
+        put?: never;
+        post?: never;
+        /** Delete the job with its pods */
+        delete: operations["delete_JobHandler"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accel/v1/jobs/{kind}/{name}/{action}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Suspend or resume (Kueue stop / resume) */
+        post: operations["post_JobActionHandler"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accel/v1/jobs/{kind}/{name}/dashboard/{subpath}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Ray dashboard of a RayCluster / RayJob, proxied */
+        get: operations["get_RayDashboardHandler"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accel/v1/jobs/{kind}/{name}/logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Logs of one pod of the job (default: the head / master), streamed; follow keeps the stream open */
+        get: operations["get_JobLogsHandler"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accel/v1/jobs/cleanup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Delete finished jobs older than an age */
+        post: operations["post_CleanupHandler"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accel/v1/profiles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Hardware profiles on offer */
+        get: operations["get_ProfilesHandler"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accel/v1/queues": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** LocalQueues of the namespace and their quotas */
+        get: operations["get_QueuesHandler"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/accel/v1/stream": {
         parameters: {
             query?: never;
@@ -56,10 +228,169 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/accel/v1/workloads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Kueue Workloads of the namespace with reasons and queue positions */
+        get: operations["get_WorkloadsHandler"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /**
+         * AcceleratorModelSummary
+         * @description One accelerator model across the cluster (a MIG profile of a product is a model of its own).
+         */
+        AcceleratorModelSummary: {
+            /** Allocatable */
+            allocatable: number;
+            /**
+             * Allocated
+             * @default null
+             */
+            allocated: number | null;
+            /** Capacity */
+            capacity: number;
+            /**
+             * Free
+             * @default null
+             */
+            free: number | null;
+            /**
+             * Free On Usable Nodes
+             * @description Free devices on Ready, uncordoned nodes.
+             * @default null
+             */
+            free_on_usable_nodes: number | null;
+            /**
+             * Key
+             * @description Stable id: resource|model.
+             */
+            key: string;
+            /**
+             * Largest Allocatable Per Node
+             * @default 0
+             */
+            largest_allocatable_per_node: number;
+            /**
+             * Largest Free Per Node
+             * @default null
+             */
+            largest_free_per_node: number | null;
+            /**
+             * Memory Mib
+             * @default null
+             */
+            memory_mib: number | null;
+            /**
+             * Mig Profile
+             * @default null
+             */
+            mig_profile: string | null;
+            /** Model */
+            model: string;
+            /** Node Count */
+            node_count: number;
+            /**
+             * Parent Model
+             * @default null
+             */
+            parent_model: string | null;
+            /** Resource */
+            resource: string;
+            /** Vendor */
+            vendor: string;
+            /** Vendor Name */
+            vendor_name: string;
+        };
+        /** AcceleratorOnNode */
+        AcceleratorOnNode: {
+            /** Allocatable */
+            allocatable: number;
+            /**
+             * Allocated
+             * @description None when pods are not visible.
+             * @default null
+             */
+            allocated: number | null;
+            /** Capacity */
+            capacity: number;
+            /**
+             * Free
+             * @default null
+             */
+            free: number | null;
+            /**
+             * Memory Mib
+             * @description Device memory per device (MIG: per slice).
+             * @default null
+             */
+            memory_mib: number | null;
+            /**
+             * Mig Profile
+             * @description MIG profile such as 1g.5gb.
+             * @default null
+             */
+            mig_profile: string | null;
+            /**
+             * Model
+             * @description Product shown to the user; falls back to the resource name.
+             */
+            model: string;
+            /**
+             * Parent Model
+             * @description For MIG slices: the product of the GPU they are cut from.
+             * @default null
+             */
+            parent_model: string | null;
+            /**
+             * Product Label
+             * @description Raw product label value, when a node label gave one.
+             * @default null
+             */
+            product_label: string | null;
+            /**
+             * Resource
+             * @description Extended resource name, e.g. nvidia.com/gpu or nvidia.com/mig-1g.5gb.
+             */
+            resource: string;
+            /**
+             * Vendor
+             * @description nvidia | amd | intel | habana | the resource's domain.
+             */
+            vendor: string;
+            /**
+             * Vendor Name
+             * @description Display name from the accelerator registry.
+             */
+            vendor_name: string;
+        };
+        /** AcceleratorRequest */
+        AcceleratorRequest: {
+            /**
+             * Count
+             * @description Accelerators per worker pod.
+             * @default 1
+             */
+            count: number;
+            /**
+             * Resource
+             * @description Extended resource name, e.g. nvidia.com/gpu, nvidia.com/mig-1g.5gb.
+             */
+            resource: string;
+        };
         /**
          * ApiAvailability
          * @description Which API groups / versions the cluster serves (discovery).
@@ -113,6 +444,38 @@ export interface components {
              * @default false
              */
             read_only: boolean;
+        };
+        /** CleanupRequest */
+        CleanupRequest: {
+            /**
+             * Dry Run
+             * @default false
+             */
+            dry_run: boolean;
+            /**
+             * Older Than Seconds
+             * @description Finished at least this long ago.
+             * @default 3600
+             */
+            older_than_seconds: number;
+            /**
+             * Scope
+             * @default mine
+             */
+            scope: string;
+        };
+        /** CleanupResponse */
+        CleanupResponse: {
+            /**
+             * Deleted
+             * @description kind/name of each job deleted (or that would be).
+             */
+            deleted?: string[];
+            /**
+             * Dry Run
+             * @default false
+             */
+            dry_run: boolean;
         };
         /** Connection */
         Connection: {
@@ -171,6 +534,39 @@ export interface components {
              */
             reason: string | null;
         };
+        /** EventView */
+        EventView: {
+            /**
+             * Count
+             * @default 1
+             */
+            count: number;
+            /**
+             * Last Seen
+             * @default null
+             */
+            last_seen: string | null;
+            /**
+             * Message
+             * @default null
+             */
+            message: string | null;
+            /**
+             * Object
+             * @description Kind/name of the object the event is about.
+             */
+            object: string;
+            /**
+             * Reason
+             * @default null
+             */
+            reason: string | null;
+            /**
+             * Type
+             * @default null
+             */
+            type: string | null;
+        };
         /** FieldError */
         FieldError: {
             /**
@@ -180,6 +576,154 @@ export interface components {
             field: string;
             /** Message */
             message: string;
+        };
+        /** FitResponse */
+        FitResponse: {
+            /** Ahead */
+            ahead?: components["schemas"]["PendingAhead"][];
+            /**
+             * Approximate
+             * @description Borrowing or bin-packing figures are estimates.
+             * @default false
+             */
+            approximate: boolean;
+            /**
+             * Cluster Queue
+             * @default null
+             */
+            cluster_queue: string | null;
+            /**
+             * Local Queue
+             * @default null
+             */
+            local_queue: string | null;
+            /**
+             * Message
+             * @description One plain-language verdict sentence.
+             */
+            message: string;
+            nodes_visibility?: components["schemas"]["Visibility"];
+            /**
+             * Notes
+             * @description Caveats and the other reasons found.
+             */
+            notes?: string[];
+            /** Quota */
+            quota?: components["schemas"]["QuotaHeadroom"][];
+            quota_visibility?: components["schemas"]["Visibility"];
+            /** Roles */
+            roles?: components["schemas"]["RoleFit"][];
+            verdict: components["schemas"]["FitVerdict"];
+        };
+        /**
+         * FitVerdict
+         * @enum {string}
+         */
+        FitVerdict: "fits_now" | "must_queue" | "never_fits";
+        /** FlavorQuota */
+        FlavorQuota: {
+            /**
+             * Accelerator Model
+             * @description GPU model the flavor maps to (from nodeLabels).
+             * @default null
+             */
+            accelerator_model: string | null;
+            /** Name */
+            name: string;
+            /**
+             * Node Labels
+             * @description ResourceFlavor nodeLabels, if visible.
+             */
+            node_labels?: {
+                [key: string]: string;
+            };
+            /** Node Taints */
+            node_taints?: components["schemas"]["Taint"][];
+            /** Resources */
+            resources?: components["schemas"]["ResourceQuota"][];
+            /** Tolerations */
+            tolerations?: components["schemas"]["Toleration"][];
+        };
+        /** HardwareProfilesResponse */
+        HardwareProfilesResponse: {
+            /** Profiles */
+            profiles?: components["schemas"]["HardwareProfileView"][];
+            visibility?: components["schemas"]["Visibility"];
+        };
+        /** HardwareProfileView */
+        HardwareProfileView: {
+            /**
+             * Accelerator
+             * @description The first accelerator identifier, if any.
+             * @default null
+             */
+            accelerator: string | null;
+            /**
+             * Description
+             * @default null
+             */
+            description: string | null;
+            /** Display Name */
+            display_name: string;
+            /**
+             * Enabled
+             * @default true
+             */
+            enabled: boolean;
+            /** Identifiers */
+            identifiers?: components["schemas"]["ProfileIdentifier"][];
+            /**
+             * Kind
+             * @description HardwareProfile or AcceleratorProfile (legacy).
+             */
+            kind: string;
+            /**
+             * Local Queue Name
+             * @default null
+             */
+            local_queue_name: string | null;
+            /** Name */
+            name: string;
+            /**
+             * Namespace
+             * @default null
+             */
+            namespace: string | null;
+            /** Node Selector */
+            node_selector?: {
+                [key: string]: string;
+            };
+            /**
+             * Priority Class
+             * @default null
+             */
+            priority_class: string | null;
+            /**
+             * Scheduling Type
+             * @description Queue | Node | None.
+             * @default null
+             */
+            scheduling_type: string | null;
+            /** Tolerations */
+            tolerations?: components["schemas"]["Toleration"][];
+            /**
+             * Visible In
+             * @description opendatahub.io/dashboard-feature-visibility; empty = everywhere.
+             */
+            visible_in?: string[];
+        };
+        /** HeadResources */
+        HeadResources: {
+            /**
+             * Cpu
+             * @default 1
+             */
+            cpu: string;
+            /**
+             * Memory
+             * @default 4Gi
+             */
+            memory: string;
         };
         /**
          * IdentityMode
@@ -200,6 +744,365 @@ export interface components {
              * @description The server extension's version; the front-end refuses to run on a mismatch.
              */
             version: string;
+        };
+        /** InventoryResponse */
+        InventoryResponse: {
+            /**
+             * Accelerator Names
+             * @description Accelerator resource names seen.
+             */
+            accelerator_names?: string[];
+            /** Models */
+            models?: components["schemas"]["AcceleratorModelSummary"][];
+            /** Nodes */
+            nodes?: components["schemas"]["NodeAccelerators"][];
+            /** @description Whether pods could be read (allocated/free need them). */
+            pods_visibility?: components["schemas"]["Visibility"];
+            /** @description Whether nodes could be read. */
+            visibility?: components["schemas"]["Visibility"];
+        };
+        /** JobDetail */
+        JobDetail: {
+            /**
+             * Dashboard Path
+             * @description Path below the server's base URL of the Ray dashboard proxy, for Ray kinds.
+             * @default null
+             */
+            dashboard_path: string | null;
+            /** Events */
+            events?: components["schemas"]["EventView"][];
+            job: components["schemas"]["JobView"];
+        };
+        /**
+         * JobKind
+         * @enum {string}
+         */
+        JobKind: "ray-cluster" | "ray-job" | "pytorch" | "trainjob";
+        /**
+         * JobRequest
+         * @description What a user asks to launch. Semantic checks: domain/job_request.py validate_job_request().
+         */
+        JobRequest: {
+            /**
+             * @description Per worker; exclusive with hardware_profile.
+             * @default null
+             */
+            accelerators: components["schemas"]["AcceleratorRequest"] | null;
+            /**
+             * Client Request Id
+             * @description Idempotency key: a retry with the same id returns the same job.
+             * @default null
+             */
+            client_request_id: string | null;
+            /**
+             * Command
+             * @description pytorch / trainjob: container command.
+             * @default null
+             */
+            command: string[] | null;
+            /**
+             * Cpu
+             * @description Per worker pod; default from the profile, else 1.
+             * @default null
+             */
+            cpu: string | null;
+            /**
+             * Entrypoint
+             * @description ray-job only: shell command run by `ray job submit`.
+             * @default null
+             */
+            entrypoint: string | null;
+            /** Env */
+            env?: {
+                [key: string]: string;
+            };
+            /**
+             * Hardware Profile
+             * @default null
+             */
+            hardware_profile: string | null;
+            /** @description Ray head pod (Ray kinds only). */
+            head?: components["schemas"]["HeadResources"];
+            /**
+             * Image
+             * @description Container image; default: the server's configured image for the kind.
+             * @default null
+             */
+            image: string | null;
+            kind: components["schemas"]["JobKind"];
+            /** Labels */
+            labels?: {
+                [key: string]: string;
+            };
+            /**
+             * Memory
+             * @description Per worker pod; default from the profile, else 4Gi.
+             * @default null
+             */
+            memory: string | null;
+            /**
+             * Name
+             * @description Lower-case DNS-1035 label; generated when omitted.
+             * @default null
+             */
+            name: string | null;
+            /**
+             * Nproc Per Node
+             * @description pytorch / trainjob: processes per node; default: accelerators per pod, else 1.
+             * @default null
+             */
+            nproc_per_node: number | null;
+            /**
+             * Priority Class
+             * @description Kueue WorkloadPriorityClass.
+             * @default null
+             */
+            priority_class: string | null;
+            /**
+             * Queue
+             * @description Kueue LocalQueue; default: resolved by the server.
+             * @default null
+             */
+            queue: string | null;
+            /**
+             * Runtime
+             * @description trainjob only: ClusterTrainingRuntime name (default torch-distributed).
+             * @default null
+             */
+            runtime: string | null;
+            /**
+             * Runtime Env
+             * @description ray-job only: Ray runtime_env (pip, env_vars, ...).
+             * @default null
+             */
+            runtime_env: {
+                [key: string]: unknown;
+            } | null;
+            /** @default null */
+            script: components["schemas"]["JobScript"] | null;
+            /**
+             * Ttl Seconds After Finished
+             * @description ray-job and pytorch: delete this long after the end.
+             * @default null
+             */
+            ttl_seconds_after_finished: number | null;
+            /**
+             * Workers
+             * @description Ray: worker pods besides the head (0 = head only). pytorch / trainjob: nodes in total (>= 1; for pytorch one is the Master).
+             * @default 1
+             */
+            workers: number;
+        };
+        /**
+         * JobScript
+         * @description A script body (e.g. a notebook cell) shipped in a ConfigMap, mounted into the pods and run there.
+         */
+        JobScript: {
+            /**
+             * Args
+             * @description Arguments after the script path.
+             */
+            args?: string[];
+            /**
+             * Filename
+             * @default main.py
+             */
+            filename: string;
+            /**
+             * @description Default: python for ray-job, torchrun for pytorch and trainjob.
+             * @default null
+             */
+            interpreter: components["schemas"]["ScriptInterpreter"] | null;
+            /**
+             * Text
+             * @description The script itself; at most ~1 MiB (it travels in a ConfigMap).
+             */
+            text: string;
+        };
+        /** JobsResponse */
+        JobsResponse: {
+            /** Jobs */
+            jobs?: components["schemas"]["JobView"][];
+            /**
+             * Kinds Served
+             * @description Job kinds this cluster serves.
+             */
+            kinds_served?: components["schemas"]["JobKind"][];
+            /**
+             * Scope
+             * @description mine (launched from this workbench) or namespace.
+             * @default namespace
+             */
+            scope: string;
+            /**
+             * Visibility
+             * @description Per kind: whether this identity may read it.
+             */
+            visibility?: {
+                [key: string]: components["schemas"]["Visibility"];
+            };
+        };
+        /**
+         * JobStatus
+         * @enum {string}
+         */
+        JobStatus: "Queued" | "Admitted" | "Starting" | "Running" | "Succeeded" | "Failed" | "Suspended" | "Deleting";
+        /**
+         * JobView
+         * @description One job of any kind, with its unified status.
+         */
+        JobView: {
+            /**
+             * Accelerators
+             * @description Accelerators held now: requests of running pods.
+             */
+            accelerators?: {
+                [key: string]: number;
+            };
+            /**
+             * Accelerators Requested
+             * @description Accelerators the job asks for when all pods run.
+             */
+            accelerators_requested?: {
+                [key: string]: number;
+            };
+            /**
+             * Cluster Queue
+             * @default null
+             */
+            cluster_queue: string | null;
+            /**
+             * Created
+             * @description RFC 3339.
+             * @default null
+             */
+            created: string | null;
+            /**
+             * End Time
+             * @default null
+             */
+            end_time: string | null;
+            kind: components["schemas"]["JobKind"];
+            /** Labels */
+            labels?: {
+                [key: string]: string;
+            };
+            /**
+             * Managed By Us
+             * @description Launched by jupyter-accel (label app.kubernetes.io/managed-by).
+             */
+            managed_by_us: boolean;
+            /** Name */
+            name: string;
+            /** Namespace */
+            namespace: string;
+            /** Pods */
+            pods?: components["schemas"]["PodSummary"][];
+            /**
+             * Position
+             * @description 0-based position in the queue (visibility API), if queued.
+             * @default null
+             */
+            position: number | null;
+            /**
+             * Priority
+             * @default null
+             */
+            priority: number | null;
+            /**
+             * Priority Class
+             * @default null
+             */
+            priority_class: string | null;
+            /**
+             * Queue
+             * @default null
+             */
+            queue: string | null;
+            /**
+             * Reason
+             * @description One sentence on why it is in this state.
+             * @default null
+             */
+            reason: string | null;
+            /**
+             * Start Time
+             * @default null
+             */
+            start_time: string | null;
+            status: components["schemas"]["JobStatus"];
+            /**
+             * Uid
+             * @default null
+             */
+            uid: string | null;
+            /**
+             * Workbench
+             * @description The workbench it was launched from (NB_PREFIX).
+             * @default null
+             */
+            workbench: string | null;
+            /**
+             * Workload
+             * @description Name of its Kueue Workload, when there is one.
+             * @default null
+             */
+            workload: string | null;
+        };
+        /** NodeAccelerators */
+        NodeAccelerators: {
+            /** Accelerators */
+            accelerators?: components["schemas"]["AcceleratorOnNode"][];
+            /** @default null */
+            cpu: components["schemas"]["ResourceUse"] | null;
+            /** @default null */
+            memory: components["schemas"]["ResourceUse"] | null;
+            /** Name */
+            name: string;
+            /** Ready */
+            ready: boolean;
+            /** Taints */
+            taints?: components["schemas"]["Taint"][];
+            /** Unschedulable */
+            unschedulable: boolean;
+            /**
+             * Usable
+             * @description Ready and not cordoned.
+             */
+            usable: boolean;
+        };
+        /** PendingAhead */
+        PendingAhead: {
+            /** Name */
+            name: string;
+            /**
+             * Owner Kind
+             * @default null
+             */
+            owner_kind: string | null;
+            /**
+             * Owner Name
+             * @default null
+             */
+            owner_name: string | null;
+            /**
+             * Position In Local Queue
+             * @description 0-based.
+             * @default null
+             */
+            position_in_local_queue: number | null;
+            /**
+             * Priority
+             * @default null
+             */
+            priority: number | null;
+            /**
+             * Requests
+             * @description Whole workload, base units; empty when only the visibility item is known.
+             */
+            requests?: {
+                [key: string]: number;
+            };
         };
         /** Permission */
         Permission: {
@@ -225,6 +1128,428 @@ export interface components {
             /** Verb */
             verb: string;
         };
+        /** PodSetAssignment */
+        PodSetAssignment: {
+            /**
+             * Count
+             * @default null
+             */
+            count: number | null;
+            /**
+             * Flavors
+             * @description resource -> assigned flavor.
+             */
+            flavors?: {
+                [key: string]: string;
+            };
+            /** Name */
+            name: string;
+            /**
+             * Resource Usage
+             * @description Whole podset, base units.
+             */
+            resource_usage?: {
+                [key: string]: number;
+            };
+        };
+        /** PodSetRequest */
+        PodSetRequest: {
+            /** Count */
+            count: number;
+            /** Name */
+            name: string;
+            /**
+             * Requests
+             * @description Per pod, base units.
+             */
+            requests?: {
+                [key: string]: number;
+            };
+        };
+        /** PodSummary */
+        PodSummary: {
+            /** Name */
+            name: string;
+            /**
+             * Node
+             * @default null
+             */
+            node: string | null;
+            /**
+             * Phase
+             * @default null
+             */
+            phase: string | null;
+            /**
+             * Ready
+             * @default false
+             */
+            ready: boolean;
+            /**
+             * Reason
+             * @description Why it is not running: Unschedulable, ImagePullBackOff, ...
+             * @default null
+             */
+            reason: string | null;
+            /**
+             * Restarts
+             * @default 0
+             */
+            restarts: number;
+            /**
+             * Role
+             * @description head / worker / submitter / master / node (replicated job).
+             * @default null
+             */
+            role: string | null;
+        };
+        /** ProfileIdentifier */
+        ProfileIdentifier: {
+            /**
+             * Accelerator
+             * @description True for Accelerator identifiers and registry-known accelerators.
+             */
+            accelerator: boolean;
+            /** Default Count */
+            default_count: string;
+            /** Display Name */
+            display_name: string;
+            /**
+             * Identifier
+             * @description Resource name: cpu, memory, nvidia.com/gpu, ...
+             */
+            identifier: string;
+            /**
+             * Max Count
+             * @default null
+             */
+            max_count: string | null;
+            /** Min Count */
+            min_count: string;
+            /**
+             * Resource Type
+             * @description Accelerator | CPU | Memory (as the profile says).
+             * @default null
+             */
+            resource_type: string | null;
+        };
+        /** QueuesResponse */
+        QueuesResponse: {
+            /**
+             * Default Queue
+             * @description LocalQueue named `default`, else the one annotated kueue.x-k8s.io/default-queue=true.
+             * @default null
+             */
+            default_queue: string | null;
+            /** Queues */
+            queues?: components["schemas"]["QueueView"][];
+            /** @description Whether LocalQueues could be read. */
+            visibility?: components["schemas"]["Visibility"];
+        };
+        /** QueueView */
+        QueueView: {
+            /**
+             * Active
+             * @description LocalQueue condition Active.
+             * @default null
+             */
+            active: boolean | null;
+            /**
+             * Admitted Workloads
+             * @default 0
+             */
+            admitted_workloads: number;
+            /**
+             * Borrowing Approximate
+             * @description Cohort borrowing figures are estimates.
+             * @default false
+             */
+            borrowing_approximate: boolean;
+            /** Cluster Queue */
+            cluster_queue: string;
+            /**
+             * Cluster Queue Active
+             * @default null
+             */
+            cluster_queue_active: boolean | null;
+            /**
+             * Cluster Queue Admitted
+             * @default null
+             */
+            cluster_queue_admitted: number | null;
+            /**
+             * Cluster Queue Pending
+             * @default null
+             */
+            cluster_queue_pending: number | null;
+            cluster_queue_visibility?: components["schemas"]["Visibility"];
+            /**
+             * Cohort
+             * @default null
+             */
+            cohort: string | null;
+            /**
+             * Flavors
+             * @description ClusterQueue quota when visible, else the LocalQueue's own usage.
+             */
+            flavors?: components["schemas"]["FlavorQuota"][];
+            /**
+             * Is Default
+             * @description Named `default`: Kueue auto-queues unlabelled jobs here.
+             */
+            is_default: boolean;
+            /** Name */
+            name: string;
+            /** Namespace */
+            namespace: string;
+            /**
+             * Pending Workloads
+             * @default 0
+             */
+            pending_workloads: number;
+            /**
+             * Queueing Strategy
+             * @default null
+             */
+            queueing_strategy: string | null;
+            /**
+             * Reserving Workloads
+             * @default 0
+             */
+            reserving_workloads: number;
+            /**
+             * Status Message
+             * @default null
+             */
+            status_message: string | null;
+            /**
+             * Stop Policy
+             * @default null
+             */
+            stop_policy: string | null;
+        };
+        /**
+         * QuotaHeadroom
+         * @description Quota for one role's resource in the flavor Kueue would pick, in base units.
+         */
+        QuotaHeadroom: {
+            /** Available */
+            available: number;
+            /** Borrowable */
+            borrowable: number;
+            /** Ever Fits */
+            ever_fits: boolean;
+            /** Fits Now */
+            fits_now: boolean;
+            /** Flavor */
+            flavor: string;
+            /** Free */
+            free: number;
+            /** Max Capacity */
+            max_capacity: number;
+            /**
+             * Needed
+             * @description What this role adds (count x per-pod request).
+             */
+            needed: number;
+            /**
+             * Needed In Flavor
+             * @description Everything this job would hold in the flavor, incl. earlier roles.
+             */
+            needed_in_flavor: number;
+            /** Nominal */
+            nominal: number;
+            /** Reserved */
+            reserved: number;
+            /** Resource */
+            resource: string;
+            /** Role */
+            role: string;
+        };
+        /**
+         * ResourceQuota
+         * @description One resource of one flavor, in base units (cores, bytes, devices). ClusterQueue-only figures are None
+         *     when the ClusterQueue is not visible.
+         */
+        ResourceQuota: {
+            /**
+             * Available
+             * @description free + borrowable: what a new workload could get now.
+             * @default null
+             */
+            available: number | null;
+            /**
+             * Borrowable
+             * @description Approximate extra available from the cohort now.
+             * @default null
+             */
+            borrowable: number | null;
+            /**
+             * Borrowed
+             * @description Amount above nominal (ClusterQueue only).
+             * @default null
+             */
+            borrowed: number | null;
+            /**
+             * Borrowing Limit
+             * @description None = unlimited (within the cohort).
+             * @default null
+             */
+            borrowing_limit: number | null;
+            /**
+             * Free
+             * @description Own unused nominal quota available now: max(0, nominal - reserved), less what cohort members borrowed from it.
+             * @default null
+             */
+            free: number | null;
+            /**
+             * Lending Limit
+             * @description None = all of nominal is lendable.
+             * @default null
+             */
+            lending_limit: number | null;
+            /**
+             * Max Capacity
+             * @description The most this queue can ever hold: nominal + borrowing limit (or the cohort's lendable total).
+             * @default null
+             */
+            max_capacity: number | null;
+            /**
+             * Nominal
+             * @description ClusterQueue nominalQuota.
+             * @default null
+             */
+            nominal: number | null;
+            /**
+             * Reserved
+             * @description Reserved, incl. workloads waiting on admission checks (status.flavorsReservation).
+             * @default null
+             */
+            reserved: number | null;
+            /** Resource */
+            resource: string;
+            /**
+             * Usage
+             * @description Used by admitted workloads (status.flavorsUsage).
+             * @default null
+             */
+            usage: number | null;
+        };
+        /**
+         * ResourceUse
+         * @description One resource of one node, in base units (cores, bytes, devices).
+         */
+        ResourceUse: {
+            /** Allocatable */
+            allocatable: number;
+            /**
+             * Allocated
+             * @description Sum of requests of bound, non-terminated pods; None when pods are not visible.
+             * @default null
+             */
+            allocated: number | null;
+            /**
+             * Free
+             * @default null
+             */
+            free: number | null;
+        };
+        /** RoleFit */
+        RoleFit: {
+            /** Count */
+            count: number;
+            /**
+             * Eligible Nodes
+             * @description Nodes whose labels and taints allow the pod.
+             * @default null
+             */
+            eligible_nodes: number | null;
+            /**
+             * Ever Fits
+             * @default null
+             */
+            ever_fits: boolean | null;
+            /**
+             * Fits Now
+             * @default null
+             */
+            fits_now: boolean | null;
+            /**
+             * Flavors
+             * @description resource -> flavor Kueue would assign.
+             */
+            flavors?: {
+                [key: string]: string;
+            };
+            /**
+             * Largest Allocatable
+             * @description Per requested resource, the most any eligible node offers when empty.
+             */
+            largest_allocatable?: {
+                [key: string]: number;
+            };
+            /**
+             * Largest Free
+             * @default null
+             */
+            largest_free: {
+                [key: string]: number;
+            } | null;
+            /**
+             * Placeable Now
+             * @description Pods of this role that free resources can take now.
+             * @default null
+             */
+            placeable_now: number | null;
+            /** Problems */
+            problems?: string[];
+            /**
+             * Requests
+             * @description Per pod, base units.
+             */
+            requests?: {
+                [key: string]: number;
+            };
+            /** Role */
+            role: string;
+            /**
+             * Usable Nodes
+             * @description Eligible nodes that are Ready and not cordoned.
+             * @default null
+             */
+            usable_nodes: number | null;
+        };
+        /**
+         * ScriptInterpreter
+         * @enum {string}
+         */
+        ScriptInterpreter: "python" | "torchrun" | "bash";
+        /** SubmitResponse */
+        SubmitResponse: {
+            /**
+             * Created
+             * @description False when a retry with the same client_request_id found the job.
+             */
+            created: boolean;
+            job: components["schemas"]["JobView"];
+            /**
+             * Objects
+             * @description Kind/name of every object created.
+             */
+            objects?: string[];
+        };
+        /** Taint */
+        Taint: {
+            /** Effect */
+            effect: string;
+            /** Key */
+            key: string;
+            /**
+             * Value
+             * @default null
+             */
+            value: string | null;
+        };
         /** TokenRequest */
         TokenRequest: {
             /**
@@ -232,6 +1557,202 @@ export interface components {
              * @description A Kubernetes bearer token; never echoed back.
              */
             token: string;
+        };
+        /** Toleration */
+        Toleration: {
+            /**
+             * Effect
+             * @default null
+             */
+            effect: string | null;
+            /**
+             * Key
+             * @default null
+             */
+            key: string | null;
+            /**
+             * Operator
+             * @description Equal (default) or Exists.
+             * @default null
+             */
+            operator: string | null;
+            /**
+             * Toleration Seconds
+             * @default null
+             */
+            toleration_seconds: number | null;
+            /**
+             * Value
+             * @default null
+             */
+            value: string | null;
+        };
+        /**
+         * Visibility
+         * @description Attached where part of an answer could not be read: shown as "not visible to your account".
+         */
+        Visibility: {
+            /**
+             * Message
+             * @default null
+             */
+            message: string | null;
+            /**
+             * Visible
+             * @default true
+             */
+            visible: boolean;
+        };
+        /** WorkloadCondition */
+        WorkloadCondition: {
+            /**
+             * Last Transition Time
+             * @default null
+             */
+            last_transition_time: string | null;
+            /**
+             * Message
+             * @default null
+             */
+            message: string | null;
+            /**
+             * Reason
+             * @default null
+             */
+            reason: string | null;
+            /** Status */
+            status: string;
+            /** Type */
+            type: string;
+        };
+        /** WorkloadsResponse */
+        WorkloadsResponse: {
+            /** @description Whether the Kueue visibility API answered. */
+            positions_visibility?: components["schemas"]["Visibility"];
+            /** @description Whether Workloads could be read. */
+            visibility?: components["schemas"]["Visibility"];
+            /** Workloads */
+            workloads?: components["schemas"]["WorkloadView"][];
+        };
+        /**
+         * WorkloadState
+         * @enum {string}
+         */
+        WorkloadState: "pending" | "quota_reserved" | "admitted" | "running" | "evicted" | "inactive" | "succeeded" | "failed";
+        /** WorkloadView */
+        WorkloadView: {
+            /**
+             * Active
+             * @default true
+             */
+            active: boolean;
+            /** Admission */
+            admission?: components["schemas"]["PodSetAssignment"][];
+            /**
+             * Cluster Queue
+             * @description From the admission, else via the LocalQueue.
+             * @default null
+             */
+            cluster_queue: string | null;
+            /** Conditions */
+            conditions?: components["schemas"]["WorkloadCondition"][];
+            /**
+             * Created
+             * @default null
+             */
+            created: string | null;
+            /**
+             * Job Uid
+             * @description Label kueue.x-k8s.io/job-uid.
+             * @default null
+             */
+            job_uid: string | null;
+            /**
+             * Message
+             * @description One plain-language sentence about where the workload stands.
+             */
+            message: string;
+            /** Name */
+            name: string;
+            /** Namespace */
+            namespace: string;
+            /**
+             * Owner Api Version
+             * @default null
+             */
+            owner_api_version: string | null;
+            /**
+             * Owner Kind
+             * @default null
+             */
+            owner_kind: string | null;
+            /**
+             * Owner Name
+             * @default null
+             */
+            owner_name: string | null;
+            /**
+             * Owner Uid
+             * @default null
+             */
+            owner_uid: string | null;
+            /** Pod Sets */
+            pod_sets?: components["schemas"]["PodSetRequest"][];
+            /**
+             * Position In Cluster Queue
+             * @description 0-based, as Kueue reports it.
+             * @default null
+             */
+            position_in_cluster_queue: number | null;
+            /**
+             * Position In Local Queue
+             * @description 0-based, as Kueue reports it.
+             * @default null
+             */
+            position_in_local_queue: number | null;
+            /**
+             * Priority
+             * @default null
+             */
+            priority: number | null;
+            /**
+             * Priority Class
+             * @default null
+             */
+            priority_class: string | null;
+            /**
+             * Priority Class Kind
+             * @description WorkloadPriorityClass | PriorityClass.
+             * @default null
+             */
+            priority_class_kind: string | null;
+            /**
+             * Queue Name
+             * @default null
+             */
+            queue_name: string | null;
+            /**
+             * Reason
+             * @description Reason of the condition that decides the state.
+             * @default null
+             */
+            reason: string | null;
+            /**
+             * Requeue At
+             * @default null
+             */
+            requeue_at: string | null;
+            /**
+             * Requeue Count
+             * @default null
+             */
+            requeue_count: number | null;
+            state: components["schemas"]["WorkloadState"];
+            /**
+             * Uid
+             * @default null
+             */
+            uid: string | null;
         };
     };
     responses: never;
@@ -242,6 +1763,66 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    post_FitHandler: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["JobRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FitResponse"];
+                };
+            };
+            /** @description error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     put_TokenHandler: {
         parameters: {
             query?: never;
@@ -369,6 +1950,693 @@ export interface operations {
             };
         };
     };
+    get_InventoryHandler: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InventoryResponse"];
+                };
+            };
+            /** @description error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    get_JobsHandler: {
+        parameters: {
+            query?: {
+                /** @description mine | namespace (default namespace) */
+                scope?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobsResponse"];
+                };
+            };
+            /** @description error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    post_JobsHandler: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["JobRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubmitResponse"];
+                };
+            };
+            /** @description error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    get_JobHandler: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                kind: string;
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobDetail"];
+                };
+            };
+            /** @description error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    delete_JobHandler: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                kind: string;
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    post_JobActionHandler: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                action: string;
+                kind: string;
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobView"];
+                };
+            };
+            /** @description error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    get_RayDashboardHandler: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                kind: string;
+                name: string;
+                subpath: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description stream */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    get_JobLogsHandler: {
+        parameters: {
+            query?: {
+                /** @description container name */
+                container?: string;
+                /** @description true to stream new lines */
+                follow?: string;
+                /** @description pod name (default: first pod) */
+                pod?: string;
+                /** @description last N lines (default 1000) */
+                tail?: string;
+            };
+            header?: never;
+            path: {
+                kind: string;
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description stream */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    post_CleanupHandler: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CleanupRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CleanupResponse"];
+                };
+            };
+            /** @description error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    get_ProfilesHandler: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HardwareProfilesResponse"];
+                };
+            };
+            /** @description error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    get_QueuesHandler: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueuesResponse"];
+                };
+            };
+            /** @description error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     get_StreamHandler: {
         parameters: {
             query?: never;
@@ -398,6 +2666,53 @@ export interface operations {
             };
             /** @description error */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    get_WorkloadsHandler: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkloadsResponse"];
+                };
+            };
+            /** @description error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -48,6 +48,22 @@ test.describe('Accelerators panel', () => {
     await page.screenshot({ path: path.join(SCREENSHOTS, 'panel-light.png') });
   });
 
+  test('ships its settings schema', async ({ page }) => {
+    const response = await page.request.get(
+      '/lab/api/settings/jupyter-accel:plugin'
+    );
+    expect(response.ok()).toBe(true);
+    const { schema } = await response.json();
+    expect(schema.additionalProperties).toBe(false);
+    expect(Object.keys(schema.properties).sort()).toEqual([
+      'maxBackoffInterval',
+      'refreshInterval',
+      'showPermissions'
+    ]);
+    const interval = schema.properties.refreshInterval;
+    expect(interval.default).toBeGreaterThanOrEqual(interval.minimum);
+  });
+
   test('opens from the command palette and reads well in the dark theme', async ({
     page
   }) => {

@@ -1,0 +1,75 @@
+"""The magics in a real kernel against devcluster, through a real Jupyter server."""
+
+from __future__ import annotations
+
+import pytest
+
+pytestmark = pytest.mark.cluster
+
+
+def text_of(result) -> str:
+    return "\n".join(result.data("text/plain"))
+
+
+def test_reads(cluster_kernel):
+    gpus = cluster_kernel.run("%accel gpus")
+    assert gpus.ok, gpus.error
+    assert "nvidia.com/gpu" in text_of(gpus) and "gpu-h100-0" in text_of(gpus)
+    assert "<table>" in gpus.data("text/html")[0]
+    queues = cluster_kernel.run("%accel queues")
+    assert "default → team-a-cq (default)" in text_of(queues)
+    fit = cluster_kernel.run("%accel fit --kind pytorch --workers 2 --gpus 1")
+    assert text_of(fit).startswith("Fits now"), text_of(fit)
+    never = cluster_kernel.run("%accel fit --kind pytorch --workers 2 --gpus 16 --gpu-type nvidia.com/gpu")
+    assert text_of(never).startswith("Can never fit"), text_of(never)
+    info = cluster_kernel.run("%accel info")
+    assert "Kubernetes: connected" in text_of(info)
+
+
+def test_cell_job_with_wait_streams_logs_and_ends(cluster_kernel, cluster_client, unique):
+    name = unique("nbcell")
+    result = cluster_kernel.run(
+        f"%%accel_job --kind pytorch --workers 2 --gpus 1 --image busybox --name {name} --wait --timeout 150\n"
+        "import torch.distributed as dist\nprint('rank', dist.get_rank())\n",
+        timeout=200,
+    )
+    try:
+        assert result.ok, result.error
+        final = result.data("text/plain")[-1]  # the status display, updated to the end state
+        assert final.startswith(f"pytorch {name}: Succeeded"), final
+        assert result.stream().strip()  # the logs were printed
+        logs = cluster_kernel.run(f"%accel logs {name} --tail 2")  # no --kind: found by name
+        assert logs.ok, logs.error
+        assert 0 < len(logs.stream().strip().splitlines()) <= 2
+        status = cluster_kernel.run(f"%accel status {name}")
+        assert text_of(status).startswith(f"pytorch {name}: Succeeded")
+        jobs = cluster_kernel.run("%accel jobs")
+        assert name in text_of(jobs)
+    finally:
+        deleted = cluster_kernel.run(f"%accel delete {name}")
+    assert deleted.ok and f"Deleting pytorch {name}" in deleted.stream()
+    missing = cluster_kernel.run(f"%accel status {name}-nope")
+    assert not missing.ok and "No job named" in "\n".join(missing.error["traceback"])
+
+
+def test_cell_job_without_wait_shows_a_live_monitor(cluster_kernel, cluster_client, unique, wait_until):
+    name = unique("nbmon")
+    result = cluster_kernel.run(
+        f"%%accel_job --kind ray-job --workers 1 --image rayproject/ray:2.41.0 --name {name}\nprint('hi')\n"
+    )
+    try:
+        assert result.ok, result.error
+        assert result.data("application/vnd.jupyter.widget-view+json"), result.outputs
+        check = cluster_kernel.run("monitor = _\nprint(monitor.name, monitor._follower.running)")
+        assert check.ok, check.error
+        assert check.stream().split() == [name, "True"]
+        suspended = cluster_kernel.run(f"%accel suspend {name}")
+        assert suspended.ok, suspended.error
+        wait_until(
+            lambda: str(cluster_client.job("ray-job", name).job.status) == "Suspended", timeout=90, what="Suspended"
+        )
+        assert cluster_kernel.run(f"%accel resume {name} --kind ray-job").ok
+    finally:
+        cluster_kernel.run(f"%accel delete {name} --kind ray-job")
+    closed = cluster_kernel.run("monitor.close(); monitor._follower.join(10); print(monitor._follower.running)")
+    assert closed.stream().strip() == "False", closed

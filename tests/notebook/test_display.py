@@ -1,0 +1,178 @@
+"""Rich display from model instances: the same facts in HTML (escaped) and in aligned plain text."""
+
+from __future__ import annotations
+
+from jupyter_accel.models import (
+    FitResponse,
+    InventoryResponse,
+    JobDetail,
+    JobsResponse,
+    QueuesResponse,
+    Visibility,
+)
+from jupyter_accel.notebook.display import View, amount
+
+
+def _inventory() -> InventoryResponse:
+    return InventoryResponse.model_validate(
+        {
+            "nodes": [
+                {
+                    "name": "gpu-h100-0",
+                    "ready": True,
+                    "unschedulable": True,
+                    "usable": False,
+                    "accelerators": [
+                        {
+                            "resource": "nvidia.com/gpu",
+                            "vendor": "nvidia",
+                            "vendor_name": "NVIDIA",
+                            "model": "H100 <80GB>",
+                            "capacity": 8,
+                            "allocatable": 8,
+                            "allocated": 6,
+                            "free": 2,
+                        }
+                    ],
+                    "cpu": {"allocatable": 96, "allocated": 10.5, "free": 85.5},
+                    "memory": {"allocatable": 2 * 2**40, "allocated": 2**40, "free": 2**40 - 512 * 2**30},
+                }
+            ],
+            "models": [
+                {
+                    "key": "k",
+                    "resource": "nvidia.com/gpu",
+                    "vendor": "nvidia",
+                    "vendor_name": "NVIDIA",
+                    "model": "H100 <80GB>",
+                    "memory_mib": 81559,
+                    "node_count": 1,
+                    "capacity": 8,
+                    "allocatable": 8,
+                    "allocated": 6,
+                    "free": 2,
+                }
+            ],
+            "pods_visibility": {"visible": False, "message": "pods are not visible to your account"},
+        }
+    )
+
+
+def test_amounts_in_the_units_people_read():
+    assert amount("memory", 64 * 2**30) == "64Gi"
+    assert amount("memory", 1.5 * 2**40) == "1.5Ti"
+    assert amount("cpu", 0.5) == "0.5"
+    assert amount("nvidia.com/gpu", 8.0) == "8"
+    assert amount("cpu", None) == "—"
+
+
+def test_inventory_text_and_html():
+    view = View(_inventory())
+    text = repr(view)
+    assert "gpu-h100-0" in text and "Ready, cordoned" in text
+    assert "H100 <80GB>: 2/8 free" in text
+    assert "85.5/96" in text and "512Gi/2Ti" in text
+    assert "pods are not visible to your account" in text
+    html = view._repr_html_()
+    assert "H100 &lt;80GB&gt;" in html and "<80GB>" not in html  # escaped
+    lines = text.splitlines()
+    header = next(line for line in lines if line.startswith("model "))
+    row = lines[lines.index(header) + 2]
+    assert row.index(" 8 ") + 1 == header.index("allocatable")  # aligned columns
+    assert "80 GiB" in row
+
+
+def test_queue_quota_and_hidden_cluster_queue():
+    queues = QueuesResponse.model_validate(
+        {
+            "queues": [
+                {
+                    "name": "default",
+                    "namespace": "team-a",
+                    "cluster_queue": "team-a-cq",
+                    "is_default": True,
+                    "cohort": "research",
+                    "pending_workloads": 3,
+                    "admitted_workloads": 1,
+                    "flavors": [
+                        {
+                            "name": "nvidia-h100-80gb",
+                            "resources": [
+                                {
+                                    "resource": "nvidia.com/gpu",
+                                    "nominal": 8,
+                                    "reserved": 6,
+                                    "free": 2,
+                                    "borrowable": 4,
+                                    "available": 6,
+                                    "max_capacity": 12,
+                                }
+                            ],
+                        }
+                    ],
+                    "cluster_queue_visibility": {"visible": False, "message": "not visible to your account"},
+                }
+            ]
+        }
+    )
+    text = repr(View(queues))
+    assert "default → team-a-cq (default), cohort research" in text
+    assert "3 pending, 0 reserving, 1 admitted" in text
+    row = next(line for line in text.splitlines() if line.startswith("nvidia-h100-80gb"))
+    assert row.split()[1:] == ["nvidia.com/gpu", "8", "6", "2", "4", "6", "12"]
+    assert "ClusterQueue quota: not visible to your account" in text
+
+
+def test_fit_verdict_colour_and_numbers():
+    fit = FitResponse.model_validate(
+        {
+            "verdict": "never_fits",
+            "message": "Can never fit: the largest node has 8 nvidia.com/gpu.",
+            "roles": [
+                {
+                    "role": "worker",
+                    "count": 2,
+                    "requests": {"nvidia.com/gpu": 16, "memory": 64 * 2**30},
+                    "problems": ["asks 16 nvidia.com/gpu per pod; the largest node has 8"],
+                }
+            ],
+        }
+    )
+    view = View(fit)
+    assert repr(view).startswith("Can never fit\nCan never fit: the largest node has 8")
+    assert "nvidia.com/gpu=16, memory=64Gi" in repr(view)
+    assert "var(--jp-error-color1" in view._repr_html_()
+
+
+def test_jobs_and_detail():
+    job = {
+        "kind": "pytorch",
+        "name": "ddp-1",
+        "namespace": "team-a",
+        "managed_by_us": True,
+        "status": "Queued",
+        "reason": "Waiting for quota: 8/8 nvidia.com/gpu reserved",
+        "queue": "default",
+        "position": 2,
+        "accelerators_requested": {"nvidia.com/gpu": 4},
+        "pods": [{"name": "ddp-1-master-0", "role": "master", "phase": "Pending", "reason": "SchedulingGated"}],
+    }
+    jobs = JobsResponse.model_validate(
+        {"jobs": [job], "scope": "mine", "visibility": {"trainjob": Visibility(visible=False).model_dump()}}
+    )
+    text = repr(View(jobs))
+    assert "Jobs launched from this workbench" in text
+    assert "trainjob: not visible to your account" in text
+    assert "0/4 nvidia.com/gpu" in text and "Waiting for quota" in text
+    detail = JobDetail.model_validate(
+        {
+            "job": job,
+            "events": [
+                {"type": "Normal", "reason": "Suspended", "object": "PyTorchJob/ddp-1", "message": "queued by Kueue"}
+            ],
+        }
+    )
+    text = repr(View(detail))
+    assert text.startswith("pytorch ddp-1: Queued")
+    assert "ddp-1-master-0" in text and "SchedulingGated" in text and "queued by Kueue" in text
+    assert "var(--jp-warn-color1" in View(detail)._repr_html_()
