@@ -7,6 +7,7 @@ Every process is started by this module in its own process group and recorded (p
 from __future__ import annotations
 
 import atexit
+import contextlib
 import json
 import os
 import shutil
@@ -22,7 +23,7 @@ from pathlib import Path
 from jupyter_accel.domain.resources import parse_quantity
 
 from . import manifests, pki
-from .process import Process, Recorded
+from .process import Process, Recorded, stop_together
 from .rest import ApiError, Rest, insecure_context, tls_context
 from .versions import DATA, Built, built, declared, versions
 
@@ -43,17 +44,13 @@ FIXED_PORTS = {
 # Listeners inside each operator's own network namespace (only `lo` exists there, so no collisions).
 SANDBOX_PORTS = {"metrics": 8080, "health": 8081, "webhook": 9443}
 OPERATORS = ("kuberay", "training-operator")
-# Stop order: operators first (while the apiserver still answers), the datastore last.
-STOP_ORDER = (
-    "training-operator",
-    "kuberay",
-    "kueue",
-    "apiserver-bridge",
-    "kwok",
-    "kube-scheduler",
-    "kube-controller-manager",
-    "kube-apiserver",
-    "etcd",
+# Stop order, in stages stopped together: operators and kwok first (while the apiserver still answers),
+# then the controllers, the apiserver, and the datastore last.
+STOP_STAGES = (
+    ("training-operator", "kuberay", "kueue", "apiserver-bridge", "kwok"),
+    ("kube-scheduler", "kube-controller-manager"),
+    ("kube-apiserver",),
+    ("etcd",),
 )
 # Hard-coded certificate directories of upstream binaries (see pki.ensure_self_signed): Kueue's metrics and
 # visibility certs, and the training operator's webhook certs, which in a pod a Secret volume would provide.
@@ -265,6 +262,20 @@ class Cluster:
         self._write_state("starting")
         return proc
 
+    def restart(self, name: str, *, down_for: float = 2.0, timeout: float = 60) -> None:
+        """Stop one component, keep it down for `down_for` seconds, start it again with the same command line and
+        wait until the API server is ready (tests of watch recovery). Only a Cluster that started the processes
+        knows their command lines."""
+        proc = self.procs.get(name)
+        if proc is None:
+            raise RuntimeError(f"{name}: this Cluster object did not start it (attached to {self.run}); "
+                               "restart needs the owning process")
+        stop_together([self.recorded[name]])
+        time.sleep(down_for)
+        self.recorded[name] = proc.start()
+        self._write_state("running")
+        self._wait(f"{name} back", lambda: self.admin.get("/readyz"), (name,), timeout)
+
     def _wait(self, what: str, check, procs: tuple[str, ...], timeout: float) -> None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -341,11 +352,14 @@ class Cluster:
         # 4. namespaces, RBAC, CRDs (Kueue conversion webhooks only when Kueue runs)
         for obj in manifests.data("namespaces.yaml") + manifests.data("rbac.yaml"):
             self.admin.apply(obj)
+        self._mark("base-objects", t0)
         ca_pem = (p / "ca.crt").read_bytes()
         crds = manifests.kueue_crds(self.ports["kueue-webhook"] if "kueue" in found else None, ca_pem)
         crds += manifests.ray_crds() + manifests.training_crds() + manifests.project_crds()
+        self._mark("crds-read", t0)
         for crd in crds:
             self.admin.apply(crd)
+        self._mark("crds-applied", t0)
 
         # 5. kwok, then the fake nodes
         if "kwok" in found:
@@ -353,10 +367,13 @@ class Cluster:
             for node in manifests.data("nodes.yaml"):
                 self.admin.apply(node)
                 self.admin.apply_status(node)
+            self._mark("nodes-applied", t0)
 
         def established() -> bool:
             for crd in crds:
-                got = self.admin.get(f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{crd['metadata']['name']}")
+                got = self.admin.get(
+                    f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{crd['metadata']['name']}"
+                )
                 conds = {c["type"]: c["status"] for c in got.get("status", {}).get("conditions", [])}
                 if conds.get("Established") != "True":
                     return False
@@ -555,16 +572,15 @@ class Cluster:
         """Delete Kueue's webhook configurations (so nothing stays blocked), then stop every process group in
         STOP_ORDER. The run directory is removed unless `remove` is False or JA_DEVCLUSTER_KEEP=1."""
         alive = {n for n, r in self.recorded.items() if r.alive()}
-        if {"kube-apiserver", "etcd"} <= alive:
+        if {"kube-apiserver", "etcd"} <= alive and (self.pki_dir / "admin.crt").exists():
             for name in manifests.KUEUE_WEBHOOK_CONFIGS:
                 kind = "MutatingWebhookConfiguration" if "mutating" in name else "ValidatingWebhookConfiguration"
-                try:
+                with contextlib.suppress(OSError, ApiError):
                     self.admin.delete("admissionregistration.k8s.io/v1", kind, name)
-                except (OSError, ApiError):
-                    pass
-        order = [n for n in STOP_ORDER if n in self.recorded] + [n for n in self.recorded if n not in STOP_ORDER]
-        for name in order:
-            self.recorded[name].stop(grace=10)
+        staged = {n for stage in STOP_STAGES for n in stage}
+        stages = [[n for n in self.recorded if n not in staged], *STOP_STAGES]
+        for stage in stages:
+            stop_together([self.recorded[n] for n in stage if n in self.recorded], grace=10)
         if (self.run / STATE_FILE).exists():
             self._write_state("stopped")
         if remove is None:
@@ -608,7 +624,9 @@ class Cluster:
 
     def describe(self) -> list[str]:
         v = versions()
-        lines = [f"devcluster: run dir {self.run}  apiserver {self.server if self.ports else '-'}  k8s v{v['K8S_VERSION']}"]
+        lines = [
+            f"devcluster: run dir {self.run}  apiserver {self.server if self.ports else '-'}  k8s v{v['K8S_VERSION']}"
+        ]
         parts = []
         for name, c in self.components.items():
             word = {"running": "real", "absent": "ABSENT", "failed": "FAILED"}.get(c["state"], c["state"])

@@ -52,8 +52,7 @@ TOKEN_USERS = ("notebook-user", "queue-viewer")
 
 def _name(cn: str, orgs: tuple[str, ...] = ()) -> x509.Name:
     return x509.Name(
-        [x509.NameAttribute(NameOID.COMMON_NAME, cn)]
-        + [x509.NameAttribute(NameOID.ORGANIZATION_NAME, o) for o in orgs]
+        [x509.NameAttribute(NameOID.COMMON_NAME, cn)] + [x509.NameAttribute(NameOID.ORGANIZATION_NAME, o) for o in orgs]
     )
 
 
@@ -104,9 +103,7 @@ class CA:
             .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
             .add_extension(_usage(ca=False), critical=True)
             .add_extension(x509.ExtendedKeyUsage(eku), critical=False)
-            .add_extension(
-                x509.AuthorityKeyIdentifier.from_issuer_public_key(self.key.public_key()), critical=False
-            )
+            .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(self.key.public_key()), critical=False)
         )
         if dns or ips:
             names = [x509.DNSName(d) for d in dns] + [x509.IPAddress(ipaddress.ip_address(i)) for i in ips]
@@ -137,13 +134,9 @@ def kubeconfig(server: str, ca_pem: bytes, user: str, namespace: str, cred: dict
         "apiVersion": "v1",
         "kind": "Config",
         "current-context": user,
-        "clusters": [
-            {"name": "devcluster", "cluster": {"server": server, "certificate-authority-data": _b64(ca_pem)}}
-        ],
+        "clusters": [{"name": "devcluster", "cluster": {"server": server, "certificate-authority-data": _b64(ca_pem)}}],
         "users": [{"name": user, "user": cred}],
-        "contexts": [
-            {"name": user, "context": {"cluster": "devcluster", "user": user, "namespace": namespace}}
-        ],
+        "contexts": [{"name": user, "context": {"cluster": "devcluster", "user": user, "namespace": namespace}}],
     }
 
 

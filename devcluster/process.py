@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -30,34 +31,47 @@ class Recorded:
     def alive(self) -> bool:
         return self.ticks is not None and start_ticks(self.pid) == self.ticks
 
+    def members(self) -> list[int]:
+        """Processes still in this component's session and group (e.g. a sandbox's socat after the
+        operator died). Matching both ids keeps a reused pid in some other group from being addressed."""
+        out = []
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                try:
+                    fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+                except OSError:
+                    continue
+                if int(fields[2]) == self.pid and int(fields[3]) == self.pid:
+                    out.append(int(entry))
+        return out
+
+    def running(self) -> bool:
+        return self.alive() or bool(self.members())
+
     def signal_group(self, sig: int) -> None:
-        if self.alive():
-            try:
+        if self.running():
+            with contextlib.suppress(ProcessLookupError):
                 os.killpg(self.pid, sig)
-            except ProcessLookupError:
-                pass
 
     def stop(self, grace: float = 10) -> None:
         """SIGTERM to the process group, SIGKILL after `grace` seconds."""
         self.signal_group(signal.SIGTERM)
         deadline = time.monotonic() + grace
-        while self.alive() and time.monotonic() < deadline:
+        while self.running() and time.monotonic() < deadline:
             _reap(self.pid)
             time.sleep(0.1)
-        if self.alive():
+        if self.running():
             self.signal_group(signal.SIGKILL)
             for _ in range(50):
                 _reap(self.pid)
-                if not self.alive():
+                if not self.running():
                     break
                 time.sleep(0.1)
 
 
 def _reap(pid: int) -> None:
-    try:
+    with contextlib.suppress(ChildProcessError):
         os.waitpid(pid, os.WNOHANG)
-    except ChildProcessError:
-        pass
 
 
 class Process:
@@ -95,3 +109,17 @@ class Process:
     def check_alive(self) -> None:
         if (rc := self.exited()) is not None:
             raise RuntimeError(f"{self.name} exited with code {rc}; log {self.log_path}:\n{self.tail()}")
+
+
+def stop_together(records: list[Recorded], grace: float = 10) -> None:
+    """SIGTERM several process groups at once, then SIGKILL whatever is left after `grace` seconds."""
+    for rec in records:
+        rec.signal_group(signal.SIGTERM)
+    deadline = time.monotonic() + grace
+    while any(r.running() for r in records) and time.monotonic() < deadline:
+        for rec in records:
+            _reap(rec.pid)
+        time.sleep(0.1)
+    for rec in records:
+        if rec.running():
+            rec.stop(grace=0)

@@ -50,6 +50,13 @@ class AccelApp(ExtensionApp):
             self.handlers.append((url_path_join("/", API_PREFIX, handler.path), handler))
 
     async def _start_jupyter_server_extension(self, serverapp) -> None:
+        self.ensure_started()
+
+    def ensure_started(self) -> None:
+        """Start the push broadcaster and the caches once, on the event loop. Also called by the first request:
+        servers embedded without their start hooks (tests, some launchers) still get their caches."""
+        if self.broadcaster is not None:
+            return
         from .push import Broadcaster
 
         self.broadcaster = Broadcaster(asyncio.get_running_loop(), self.accel_config.push_debounce)

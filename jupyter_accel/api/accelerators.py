@@ -16,8 +16,8 @@ class InventoryHandler(AccelHandler):
     _track_activity = False
 
     @web.authenticated
-    def get(self) -> None:
-        hub = self.hub()
+    async def get(self) -> None:
+        hub = await self.synced_hub()
         nodes = self.readable_items(hub, "nodes")
         # allocated figures need every pod of the cluster; without that right they are left empty, not guessed
         pods = self.readable_items(hub, "allpods") if "allpods" in hub.informers else None
@@ -30,8 +30,8 @@ class ProfilesHandler(AccelHandler):
     _track_activity = False
 
     @web.authenticated
-    def get(self) -> None:
-        hub = self.hub()
+    async def get(self) -> None:
+        hub = await self.synced_hub()
         hw = self.readable_items(hub, "hardwareprofiles")
         legacy = self.readable_items(hub, "acceleratorprofiles")
         served = "hardwareprofiles" in hub.informers or "acceleratorprofiles" in hub.informers

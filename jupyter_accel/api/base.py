@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
@@ -51,6 +53,10 @@ class AccelHandler(APIHandler):
     def accel(self) -> AccelApp:
         return self.settings["jupyter_accel"]
 
+    def prepare(self):
+        self.accel.ensure_started()
+        return super().prepare()
+
     def hub(self) -> Hub:
         """The caches of the current identity; 503 with the connection's own sentence when there are none."""
         hub = self.accel.hub
@@ -60,6 +66,15 @@ class AccelHandler(APIHandler):
         if hub.discovery_error is not None and not hub.informers:
             raise ApiError(503, f"The Kubernetes API server cannot be reached: {hub.discovery_error}",
                            reason="Not connected")
+        return hub
+
+    async def synced_hub(self, timeout: float = 10.0) -> Hub:
+        """The hub once its first discovery and every cache's first list are done (bounded), so that a first
+        answer after start-up is never a misleading empty one."""
+        hub = self.hub()
+        deadline = time.monotonic() + timeout
+        while not hub.is_synced() and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
         return hub
 
     def readable_items(self, hub: Hub, key: str) -> list[dict[str, Any]] | None:

@@ -291,14 +291,23 @@ class JobOps:
         self._writable()
         obj = self.cached(kind, name)
         wl = find_workload_for_job(self.hub.items("workloads"), obj)
+        done = False
         if wl is not None:
             wl_ref = Ref("kueue.x-k8s.io", self.hub.version("kueue.x-k8s.io") or "", "workloads", self.namespace,
                          wl["metadata"]["name"])
-            writes.merge_patch(self.hub.api, wl_ref, {"spec": {"active": not suspend}}, timeout=self.timeout)
-        else:
-            path = {"pytorch": {"spec": {"runPolicy": {"suspend": suspend}}}}.get(
+            try:
+                writes.merge_patch(self.hub.api, wl_ref, {"spec": {"active": not suspend}}, timeout=self.timeout)
+                done = True
+            except WriteError as exc:
+                if exc.status == 403:  # Kueue reverts a suspend of the job itself, so there is no fallback
+                    raise ApiError(403, f"not visible to your account: {'suspending' if suspend else 'resuming'} "
+                                   f"a queued job is Kueue's stop / resume of its Workload, and your account may "
+                                   f"not patch Workloads in {self.namespace}.", reason="Forbidden") from None
+                raise
+        if not done:
+            patch = {"pytorch": {"spec": {"runPolicy": {"suspend": suspend}}}}.get(
                 kind.value, {"spec": {"suspend": suspend}})
-            writes.merge_patch(self.hub.api, self.ref(kind, name), path, timeout=self.timeout)
+            writes.merge_patch(self.hub.api, self.ref(kind, name), patch, timeout=self.timeout)
         return self._fresh_view(self.cached(kind, name))
 
     def cleanup(self, older_than: int, scope: str, dry_run: bool) -> CleanupResponse:

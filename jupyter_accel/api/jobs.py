@@ -33,8 +33,8 @@ KIND = r"(?P<kind>[a-z-]+)"
 
 
 class JobsBase(AccelHandler):
-    def ops(self) -> JobOps:
-        return JobOps(self.accel, self.hub())
+    async def ops(self) -> JobOps:
+        return JobOps(self.accel, await self.synced_hub())
 
     async def blocking(self, fn: Callable[..., T], *args: Any) -> T:
         """Kubernetes writes never run on the event loop."""
@@ -55,14 +55,14 @@ class JobsHandler(JobsBase):
     _track_activity = False  # GET is polled; POST marks activity itself below
 
     @web.authenticated
-    def get(self) -> None:
-        self.send(self.ops().list_jobs(self.get_argument("scope", "namespace")))
+    async def get(self) -> None:
+        self.send((await self.ops()).list_jobs(self.get_argument("scope", "namespace")))
 
     @web.authenticated
     async def post(self) -> None:
         self._track_activity = True
         request = self.parse_body(JobRequest)
-        ops = self.ops()
+        ops = (await self.ops())
         response, status = await self.blocking(ops.submit, request)
         self.send(response, status)
 
@@ -73,8 +73,8 @@ class FitHandler(JobsBase):
                                   request=JobRequest, response=FitResponse, errors=(400, 503))}
 
     @web.authenticated
-    def post(self) -> None:
-        self.send(self.ops().fit(self.parse_body(JobRequest)))
+    async def post(self) -> None:
+        self.send((await self.ops()).fit(self.parse_body(JobRequest)))
 
 
 class JobHandler(JobsBase):
@@ -86,13 +86,13 @@ class JobHandler(JobsBase):
     _track_activity = False
 
     @web.authenticated
-    def get(self, kind: str, name: str) -> None:
-        self.send(self.ops().detail(parse_kind(kind), name))
+    async def get(self, kind: str, name: str) -> None:
+        self.send((await self.ops()).detail(parse_kind(kind), name))
 
     @web.authenticated
     async def delete(self, kind: str, name: str) -> None:
         self._track_activity = True
-        await self.blocking(self.ops().delete, parse_kind(kind), name)
+        await self.blocking((await self.ops()).delete, parse_kind(kind), name)
         self.set_status(204)
         self.finish()
 
@@ -104,7 +104,7 @@ class JobActionHandler(JobsBase):
 
     @web.authenticated
     async def post(self, kind: str, name: str, action: str) -> None:
-        view = await self.blocking(self.ops().set_suspended, parse_kind(kind), name, action == "suspend")
+        view = await self.blocking((await self.ops()).set_suspended, parse_kind(kind), name, action == "suspend")
         self.send(view)
 
 
@@ -116,7 +116,7 @@ class CleanupHandler(JobsBase):
     @web.authenticated
     async def post(self) -> None:
         body = self.parse_body(CleanupRequest)
-        self.send(await self.blocking(self.ops().cleanup, body.older_than_seconds, body.scope, body.dry_run))
+        self.send(await self.blocking((await self.ops()).cleanup, body.older_than_seconds, body.scope, body.dry_run))
 
 
 class JobLogsHandler(JobsBase):
@@ -131,7 +131,7 @@ class JobLogsHandler(JobsBase):
 
     @web.authenticated
     async def get(self, kind: str, name: str) -> None:
-        ops = self.ops()
+        ops = (await self.ops())
         job = ops.cached(parse_kind(kind), name)
         pods = select_pods(job, ops.hub.items("pods"))
         pod = self.get_argument("pod", None) or _first_pod(pods)
@@ -186,7 +186,7 @@ class RayDashboardHandler(JobsBase):
         job_kind = parse_kind(kind)
         if job_kind not in RAY_KINDS:
             raise ApiError(400, "kind: only ray-cluster and ray-job have a Ray dashboard", field="kind")
-        ops = self.ops()
+        ops = (await self.ops())
         job = ops.cached(job_kind, name)
         cluster = name if job_kind is JobKind.ray_cluster else (job.get("status") or {}).get("rayClusterName")
         if not cluster:

@@ -23,8 +23,8 @@ class QueuesHandler(AccelHandler):
     _track_activity = False
 
     @web.authenticated
-    def get(self) -> None:
-        hub = self.hub()
+    async def get(self) -> None:
+        hub = await self.synced_hub()
         self.send(build_queues(
             self.readable_items(hub, "localqueues"),
             self.readable_items(hub, "clusterqueues"),
@@ -40,8 +40,8 @@ class WorkloadsHandler(AccelHandler):
     _track_activity = False
 
     @web.authenticated
-    def get(self) -> None:
-        hub = self.hub()
+    async def get(self) -> None:
+        hub = await self.synced_hub()
         self.send(build_workloads(
             self.readable_items(hub, "workloads"),
             local_queues=self.readable_items(hub, "localqueues"),

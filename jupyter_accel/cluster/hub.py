@@ -105,6 +105,10 @@ class Hub:
             return False
         return all(inf.wait_synced(max(0.0, deadline - time.monotonic())) for inf in list(self.informers.values()))
 
+    def is_synced(self) -> bool:
+        """Non-blocking: discovery done and every informer listed once (or settled as forbidden / absent)."""
+        return self._started.is_set() and all(inf.state != CacheState.starting for inf in self.informers.values())
+
     def stop(self) -> None:
         self._stop.set()
         for inf in list(self.informers.values()):

@@ -24,7 +24,7 @@ class LogStream:
         query = {"container": container, "tailLines": tail_lines, "follow": follow or None,
                  "limitBytes": limit_bytes}
         try:
-            self._resp = rest.stream(api, path, query=query, accept="text/plain",
+            self._resp = rest.stream(api, path, query=query, accept="*/*",
                                      timeout=(timeout, None) if follow else timeout)
         except ApiException as exc:
             raise WriteError(exc) from None

@@ -19,6 +19,31 @@ export type ApiAvailability = Schemas['ApiAvailability'];
 export type Permission = Schemas['Permission'];
 export type ErrorResponse = Schemas['ErrorResponse'];
 export type FieldError = Schemas['FieldError'];
+export type InventoryResponse = Schemas['InventoryResponse'];
+export type AcceleratorModelSummary = Schemas['AcceleratorModelSummary'];
+export type AcceleratorOnNode = Schemas['AcceleratorOnNode'];
+export type NodeAccelerators = Schemas['NodeAccelerators'];
+export type HardwareProfilesResponse = Schemas['HardwareProfilesResponse'];
+export type HardwareProfileView = Schemas['HardwareProfileView'];
+export type QueuesResponse = Schemas['QueuesResponse'];
+export type QueueView = Schemas['QueueView'];
+export type FlavorQuota = Schemas['FlavorQuota'];
+export type ResourceQuota = Schemas['ResourceQuota'];
+export type Visibility = Schemas['Visibility'];
+export type JobsResponse = Schemas['JobsResponse'];
+export type JobView = Schemas['JobView'];
+export type JobKind = Schemas['JobKind'];
+export type JobStatus = Schemas['JobStatus'];
+export type JobDetail = Schemas['JobDetail'];
+export type JobRequest = Schemas['JobRequest'];
+export type EventView = Schemas['EventView'];
+export type PodSummary = Schemas['PodSummary'];
+export type FitResponse = Schemas['FitResponse'];
+export type FitVerdict = Schemas['FitVerdict'];
+export type SubmitResponse = Schemas['SubmitResponse'];
+
+/** Which jobs GET /jobs lists. */
+export type JobScope = 'mine' | 'namespace';
 
 /** URL prefix of every endpoint, below the server's base URL. */
 export const API_NAMESPACE = 'accel/v1';
@@ -89,6 +114,128 @@ export function fetchInfo(
   settings: ServerConnection.ISettings
 ): Promise<InfoResponse> {
   return requestAPI<InfoResponse>('info', settings);
+}
+
+export function fetchInventory(
+  settings: ServerConnection.ISettings
+): Promise<InventoryResponse> {
+  return requestAPI<InventoryResponse>('inventory', settings);
+}
+
+export function fetchProfiles(
+  settings: ServerConnection.ISettings
+): Promise<HardwareProfilesResponse> {
+  return requestAPI<HardwareProfilesResponse>('profiles', settings);
+}
+
+export function fetchQueues(
+  settings: ServerConnection.ISettings
+): Promise<QueuesResponse> {
+  return requestAPI<QueuesResponse>('queues', settings);
+}
+
+export function fetchJobs(
+  settings: ServerConnection.ISettings,
+  scope: JobScope
+): Promise<JobsResponse> {
+  return requestAPI<JobsResponse>(`jobs?scope=${scope}`, settings);
+}
+
+/** POST /fit: the verdict for a request, without side effects. */
+export function postFit(
+  settings: ServerConnection.ISettings,
+  request: JobRequest,
+  signal?: AbortSignal
+): Promise<FitResponse> {
+  return requestAPI<FitResponse>('fit', settings, {
+    method: 'POST',
+    body: JSON.stringify(request),
+    signal
+  });
+}
+
+/** POST /jobs; the same client_request_id answers with the same job. */
+export function submitJob(
+  settings: ServerConnection.ISettings,
+  request: JobRequest
+): Promise<SubmitResponse> {
+  return requestAPI<SubmitResponse>('jobs', settings, {
+    method: 'POST',
+    body: JSON.stringify(request)
+  });
+}
+
+/** `jobs/{kind}/{name}`, with both parts escaped. */
+export function jobPath(kind: JobKind, name: string): string {
+  return `jobs/${encodeURIComponent(kind)}/${encodeURIComponent(name)}`;
+}
+
+export function fetchJobDetail(
+  settings: ServerConnection.ISettings,
+  kind: JobKind,
+  name: string
+): Promise<JobDetail> {
+  return requestAPI<JobDetail>(jobPath(kind, name), settings);
+}
+
+export async function deleteJob(
+  settings: ServerConnection.ISettings,
+  kind: JobKind,
+  name: string
+): Promise<void> {
+  await requestAPI<null>(jobPath(kind, name), settings, { method: 'DELETE' });
+}
+
+export function setSuspended(
+  settings: ServerConnection.ISettings,
+  kind: JobKind,
+  name: string,
+  suspend: boolean
+): Promise<JobView> {
+  const action = suspend ? 'suspend' : 'resume';
+  return requestAPI<JobView>(`${jobPath(kind, name)}/${action}`, settings, {
+    method: 'POST'
+  });
+}
+
+/**
+ * Open a streaming GET (logs, the SSE stream) and return the Response once
+ * its status is known; a non-2xx answer becomes an AccelAPIError.
+ */
+export async function openStream(
+  endPoint: string,
+  settings: ServerConnection.ISettings,
+  signal: AbortSignal
+): Promise<Response> {
+  const url = URLExt.join(settings.baseUrl, API_NAMESPACE, endPoint);
+  let response: Response;
+  try {
+    response = await ServerConnection.makeRequest(url, { signal }, settings);
+  } catch (error) {
+    if (signal.aborted) {
+      throw error;
+    }
+    throw new AccelNetworkError(
+      `The Jupyter server cannot be reached: ${errorText(error)}`
+    );
+  }
+  if (!response.ok) {
+    const body = parseJSON(await response.text());
+    throw new AccelAPIError(
+      response.status,
+      errorSentence(response.status, body),
+      isRecord(body) ? (body as Partial<ErrorResponse>) : {}
+    );
+  }
+  return response;
+}
+
+/** Browser URL of a server path such as JobDetail.dashboard_path. */
+export function serverURL(
+  settings: ServerConnection.ISettings,
+  path: string
+): string {
+  return URLExt.join(settings.baseUrl, path);
 }
 
 function errorSentence(status: number, body: unknown): string {

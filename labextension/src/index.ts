@@ -1,18 +1,42 @@
 /**
- * Wiring only: build the model and panel, register commands and settings.
+ * Wiring only: build the models and panel, register commands and settings.
  */
 import {
   ILayoutRestorer,
   JupyterFrontEnd,
   JupyterFrontEndPlugin
 } from '@jupyterlab/application';
-import { ICommandPalette } from '@jupyterlab/apputils';
+import {
+  Dialog,
+  ICommandPalette,
+  InputDialog,
+  MainAreaWidget,
+  Notification,
+  showDialog,
+  WidgetTracker
+} from '@jupyterlab/apputils';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
 
-import { fetchInfo } from './api';
+import {
+  deleteJob,
+  fetchInfo,
+  fetchInventory,
+  fetchJobs,
+  fetchProfiles,
+  fetchQueues,
+  JobKind,
+  JobView,
+  postFit,
+  setSuspended,
+  submitJob
+} from './api';
+import { ClusterModel, IJobTransition } from './cluster';
+import { createJobDetail, detailId, IJobRef } from './detail';
 import { chipIcon } from './icons';
 import { AccelModel, DEFAULT_TIMING } from './model';
 import { AccelPanel } from './panel';
+import { KIND_LABELS, reasonSentence } from './present';
+import { ChangeStream } from './sse';
 import {
   COMMAND_CATEGORY,
   CommandIDs,
@@ -20,6 +44,13 @@ import {
   PANEL_ID,
   PLUGIN_ID
 } from './tokens';
+import { IClusterActions } from './views';
+
+const NOTE_TEXT: Record<IJobTransition['category'], string> = {
+  admitted: 'was admitted',
+  finished: 'finished',
+  failed: 'failed'
+};
 
 const plugin: JupyterFrontEndPlugin<AccelModel> = {
   id: PLUGIN_ID,
@@ -38,9 +69,97 @@ const plugin: JupyterFrontEndPlugin<AccelModel> = {
     const model = new AccelModel({
       fetchInfo: () => fetchInfo(serverSettings)
     });
-    const panel = new AccelPanel({ model });
+    const cluster = new ClusterModel({
+      fetchers: {
+        inventory: () => fetchInventory(serverSettings),
+        profiles: () => fetchProfiles(serverSettings),
+        queues: () => fetchQueues(serverSettings),
+        jobs: scope => fetchJobs(serverSettings, scope)
+      },
+      source: new ChangeStream(serverSettings)
+    });
+    const tracker = new WidgetTracker<MainAreaWidget>({
+      namespace: 'jupyter-accel-job'
+    });
+    const refs = new WeakMap<MainAreaWidget, IJobRef>();
+
+    const openJob = (ref: IJobRef): MainAreaWidget => {
+      const existing = tracker.find(w => w.id === detailId(ref));
+      if (existing) {
+        app.shell.activateById(existing.id);
+        return existing;
+      }
+      const widget = createJobDetail(ref, serverSettings, cluster);
+      refs.set(widget, ref);
+      void tracker.add(widget);
+      app.shell.add(widget, 'main');
+      app.shell.activateById(widget.id);
+      return widget;
+    };
+
+    const actions: IClusterActions = {
+      openJob: job => void openJob({ kind: job.kind, name: job.name }),
+      suspend: async (job, suspend) => {
+        try {
+          await setSuspended(serverSettings, job.kind, job.name, suspend);
+          await cluster.refetch(['jobs']);
+        } catch (error) {
+          Notification.error(
+            `${suspend ? 'Suspend' : 'Resume'} ${job.name}: ${message(error)}`,
+            { autoClose: 8000 }
+          );
+        }
+      },
+      remove: async job => {
+        const result = await showDialog({
+          title: `Delete ${job.name}?`,
+          body: `The ${KIND_LABELS[job.kind]} ${job.name} and its pods will be deleted; its logs are lost.`,
+          buttons: [
+            Dialog.cancelButton(),
+            Dialog.warnButton({ label: 'Delete' })
+          ]
+        });
+        if (!result.button.accept) {
+          return;
+        }
+        try {
+          await deleteJob(serverSettings, job.kind, job.name);
+          cluster.removeJob(job);
+        } catch (error) {
+          Notification.error(`Delete ${job.name}: ${message(error)}`, {
+            autoClose: 8000
+          });
+        }
+      },
+      fit: (request, signal) => postFit(serverSettings, request, signal),
+      submit: request => submitJob(serverSettings, request)
+    };
+
+    const panel = new AccelPanel({ model, cluster, actions });
     app.shell.add(panel, 'left', { rank: 1000, type: 'Accelerators' });
     restorer?.add(panel, PANEL_ID);
+
+    cluster.jobTransitions.connect((_, transitions) => {
+      for (const t of transitions) {
+        const text = `${KIND_LABELS[t.job.kind]} ${t.job.name} ${NOTE_TEXT[t.category]}: ${reasonSentence(t.job)}`;
+        const options = {
+          autoClose: t.category === 'failed' ? (false as const) : 6000,
+          actions: [
+            {
+              label: 'Open',
+              callback: () => void openJob(t.job)
+            }
+          ]
+        };
+        if (t.category === 'failed') {
+          Notification.error(text, options);
+        } else if (t.category === 'finished') {
+          Notification.success(text, options);
+        } else {
+          Notification.info(text, options);
+        }
+      }
+    });
 
     app.commands.addCommand(CommandIDs.openPanel, {
       label: 'Accelerators: Open panel',
@@ -50,11 +169,61 @@ const plugin: JupyterFrontEndPlugin<AccelModel> = {
     });
     app.commands.addCommand(CommandIDs.refresh, {
       label: 'Accelerators: Refresh',
-      caption: 'Ask the server for the connection state now',
-      execute: () => model.refresh()
+      caption: 'Ask the server for the connection state and cluster data now',
+      execute: async () => {
+        await model.refresh();
+        if (!cluster.paused) {
+          await cluster.refresh();
+        }
+      }
     });
-    for (const command of [CommandIDs.openPanel, CommandIDs.refresh]) {
+    app.commands.addCommand(CommandIDs.launchJob, {
+      label: 'Accelerators: Launch job',
+      caption: 'Open the launch form of the Accelerators panel',
+      execute: () => {
+        app.shell.activateById(panel.id);
+        panel.clusterView?.expand('launch');
+      }
+    });
+    app.commands.addCommand(CommandIDs.openJob, {
+      label: args =>
+        args.name ? `Open job ${args.name}` : 'Accelerators: Open job…',
+      caption: 'Open the detail tab of a job (status, events, pods, logs)',
+      execute: async args => {
+        let kind = args.kind as JobKind | undefined;
+        let name = args.name as string | undefined;
+        if (!kind || !name) {
+          const jobs: JobView[] = cluster.jobs.data?.jobs ?? [];
+          const items = jobs.map(j => `${j.kind}/${j.name}`);
+          const answer = items.length
+            ? await InputDialog.getItem({ title: 'Open job', items })
+            : await InputDialog.getText({
+                title: 'Open job (kind/name, e.g. pytorch/train-1)'
+              });
+          if (!answer.button.accept || !answer.value) {
+            return;
+          }
+          [kind, name] = answer.value.split('/', 2) as [JobKind, string];
+        }
+        if (kind && name) {
+          return openJob({ kind, name });
+        }
+      }
+    });
+    for (const command of [
+      CommandIDs.openPanel,
+      CommandIDs.refresh,
+      CommandIDs.launchJob,
+      CommandIDs.openJob
+    ]) {
       palette?.addItem({ command, category: COMMAND_CATEGORY });
+    }
+    if (restorer) {
+      void restorer.restore(tracker, {
+        command: CommandIDs.openJob,
+        args: widget => ({ ...(refs.get(widget) ?? {}) }),
+        name: widget => widget.id
+      });
     }
 
     if (settingRegistry) {
@@ -84,5 +253,9 @@ const plugin: JupyterFrontEndPlugin<AccelModel> = {
     return model;
   }
 };
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
 
 export default plugin;

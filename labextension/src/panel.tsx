@@ -20,9 +20,11 @@ import {
   permissionRows,
   summarizeState
 } from './format';
+import { ClusterModel } from './cluster';
 import { chipIcon } from './icons';
 import { AccelModel, AccelState } from './model';
 import { PANEL_ID } from './tokens';
+import { ClusterView, IClusterActions, SectionId } from './views';
 
 const TITLE = 'Accelerators';
 
@@ -55,8 +57,23 @@ export class AccelPanel extends SidePanel {
 
     this._view = new AccelStatusView(this._model);
     this.addWidget(this._view);
+    if (options.cluster && options.actions) {
+      this._cluster = options.cluster;
+      this._clusterView = new ClusterSectionsView(
+        this._model,
+        options.cluster,
+        options.actions
+      );
+      this.addWidget(this._clusterView);
+      this._model.stateChanged.connect(this._syncPaused, this);
+    }
     // Hidden until the user opens the tab: no polling before that.
     this._model.paused = true;
+  }
+
+  /** The cluster sections, when the panel has them. */
+  get clusterView(): ClusterSectionsView | null {
+    return this._clusterView;
   }
 
   /** Whether the Capabilities section lists permissions (a setting). */
@@ -67,22 +84,132 @@ export class AccelPanel extends SidePanel {
   protected onAfterShow(msg: Message): void {
     super.onAfterShow(msg);
     this._model.paused = false;
+    this._visible = true;
+    this._syncPaused();
     void this._model.refresh();
   }
 
   protected onAfterHide(msg: Message): void {
     super.onAfterHide(msg);
     this._model.paused = true;
+    this._visible = false;
+    this._syncPaused();
+  }
+
+  dispose(): void {
+    this._model.stateChanged.disconnect(this._syncPaused, this);
+    super.dispose();
+  }
+
+  /** The push stream is open only while the panel shows and Kubernetes is connected. */
+  private _syncPaused(): void {
+    if (!this._cluster) {
+      return;
+    }
+    const state = this._model.state;
+    const connected =
+      state.kind === 'ready' && state.info.connection.state === 'connected';
+    this._cluster.paused = !(this._visible && connected);
   }
 
   private _model: AccelModel;
   private _view: AccelStatusView;
+  private _cluster: ClusterModel | null = null;
+  private _clusterView: ClusterSectionsView | null = null;
+  private _visible = false;
 }
 
 export namespace AccelPanel {
   export interface IOptions {
     model: AccelModel;
+    /** The cluster sections (Accelerators, Queues, My jobs, Launch). */
+    cluster?: ClusterModel;
+    actions?: IClusterActions;
   }
+}
+
+/** The cluster sections, shown once Kubernetes is connected. */
+export class ClusterSectionsView extends ReactWidget {
+  constructor(
+    private readonly _accel: AccelModel,
+    private readonly _cluster: ClusterModel,
+    private readonly _actions: IClusterActions
+  ) {
+    super();
+    this.addClass('jp-accel-body');
+    this.addClass('jp-accel-cluster-body');
+    this._accel.stateChanged.connect(this._onChanged, this);
+    this._cluster.changed.connect(this._onChanged, this);
+  }
+
+  /** Open a section (and focus the form for `launch`). */
+  expand(id: SectionId): void {
+    this._expanded = { ...this._expanded, [id]: true };
+    if (id === 'launch') {
+      this._focusLaunch++;
+    }
+    this.update();
+  }
+
+  dispose(): void {
+    this._accel.stateChanged.disconnect(this._onChanged, this);
+    this._cluster.changed.disconnect(this._onChanged, this);
+    this._stopClock();
+    super.dispose();
+  }
+
+  render(): JSX.Element | null {
+    const state = this._accel.state;
+    if (state.kind !== 'ready' || state.info.connection.state !== 'connected') {
+      return null;
+    }
+    return (
+      <ClusterView
+        model={this._cluster}
+        actions={this._actions}
+        expanded={this._expanded}
+        onToggle={id => {
+          this._expanded = { ...this._expanded, [id]: !this._expanded[id] };
+          this.update();
+        }}
+        readOnly={state.info.capabilities?.read_only ?? false}
+        now={Date.now()}
+        focusLaunch={this._focusLaunch}
+      />
+    );
+  }
+
+  protected onAfterShow(msg: Message): void {
+    super.onAfterShow(msg);
+    // Ages tick while shown; no server request is involved.
+    this._stopClock();
+    this._clock = setInterval(() => this.update(), 15000);
+  }
+
+  protected onAfterHide(msg: Message): void {
+    super.onAfterHide(msg);
+    this._stopClock();
+  }
+
+  private _stopClock(): void {
+    if (this._clock !== null) {
+      clearInterval(this._clock);
+      this._clock = null;
+    }
+  }
+
+  private _onChanged(): void {
+    this.update();
+  }
+
+  private _expanded: Record<SectionId, boolean> = {
+    accelerators: true,
+    queues: true,
+    jobs: true,
+    launch: false
+  };
+  private _focusLaunch = 0;
+  private _clock: ReturnType<typeof setInterval> | null = null;
 }
 
 /** Re-renders on every state change of the model. */
@@ -134,9 +261,8 @@ export function AccelStatus(props: {
     state.kind === 'ready' && state.info.connection.state === 'connected';
   const capabilities =
     state.kind === 'ready' ? state.info.capabilities : undefined;
-  return (
-    <div className="jp-accel-status-view">
-      <ConnectionStatus summary={summary} />
+  const details = (
+    <>
       <Rows label="Connection details" rows={connectionRows(state)} />
       {state.kind === 'ready' && (
         <section className="jp-accel-section" aria-label="Capabilities">
@@ -155,6 +281,20 @@ export function AccelStatus(props: {
             />
           )}
         </section>
+      )}
+    </>
+  );
+  return (
+    <div className="jp-accel-status-view">
+      <ConnectionStatus summary={summary} />
+      {connected ? (
+        // Connected, the cluster sections matter more: details fold away.
+        <details className="jp-accel-details">
+          <summary>Connection and capabilities</summary>
+          {details}
+        </details>
+      ) : (
+        details
       )}
     </div>
   );

@@ -18,6 +18,8 @@ export const COMMAND_CATEGORY = 'Accelerators';
 export namespace CommandIDs {
   export const openPanel = 'jupyter-accel:open-panel';
   export const refresh = 'jupyter-accel:refresh';
+  export const launchJob = 'jupyter-accel:launch-job';
+  export const openJob = 'jupyter-accel:open-job';
 }
 
 /** The model behind the panel: the /info state, polled while the panel shows. */

@@ -15,6 +15,37 @@ const baseURL = `http://127.0.0.1:${port}`;
 // An empty HOME: no ~/.kube/config can leak in, so the panel must show "not configured".
 const home = fs.mkdtempSync(path.join(os.tmpdir(), 'accel-ui-home-'));
 
+// JA_UI_CLUSTER=1: a second server, connected to the devcluster, runs tests/cluster.spec.ts.
+// Its kubeconfig and namespace come from the environment (`python -m devcluster env`).
+const cluster = process.env.JA_UI_CLUSTER === '1';
+const clusterPort =
+  process.env.JUPYTER_ACCEL_UI_CLUSTER_PORT || String(Number(port) + 1);
+const clusterURL = `http://127.0.0.1:${clusterPort}`;
+const clusterKubeconfig =
+  process.env.JA_UI_KUBECONFIG || process.env.KUBECONFIG_QUEUE_VIEWER || '';
+if (cluster && !clusterKubeconfig) {
+  throw new Error(
+    'JA_UI_CLUSTER=1 needs KUBECONFIG_QUEUE_VIEWER (or JA_UI_KUBECONFIG): eval "$(python -m devcluster env)"'
+  );
+}
+const CLUSTER_SPEC = /cluster\.spec\.ts$/;
+
+const jupyter = (serverPort, env) => ({
+  command: `${path.join(venv, 'bin', 'jupyter')} lab --config jupyter_server_test_config.py`,
+  cwd: __dirname,
+  url: `http://127.0.0.1:${serverPort}/lab`,
+  timeout: 120 * 1000,
+  reuseExistingServer: false,
+  stdout: 'pipe',
+  stderr: 'pipe',
+  env: {
+    HOME: home,
+    KUBERNETES_SERVICE_HOST: '',
+    JUPYTER_ACCEL_UI_PORT: serverPort,
+    ...env
+  }
+});
+
 module.exports = {
   ...baseConfig,
   testDir: './tests',
@@ -43,20 +74,29 @@ module.exports = {
       ]
     }
   },
-  webServer: {
-    command: `${path.join(venv, 'bin', 'jupyter')} lab --config jupyter_server_test_config.py`,
-    cwd: __dirname,
-    url: `${baseURL}/lab`,
-    timeout: 120 * 1000,
-    reuseExistingServer: false,
-    stdout: 'pipe',
-    stderr: 'pipe',
-    env: {
-      HOME: home,
-      KUBECONFIG: '',
-      KUBERNETES_SERVICE_HOST: '',
-      JUPYTER_ACCEL_KUBECONFIG: '',
-      JUPYTER_ACCEL_UI_PORT: port
-    }
-  }
+  projects: [
+    { name: 'no-cluster', testIgnore: CLUSTER_SPEC, use: { baseURL } },
+    ...(cluster
+      ? [
+          {
+            name: 'cluster',
+            testMatch: CLUSTER_SPEC,
+            use: { baseURL: clusterURL }
+          }
+        ]
+      : [])
+  ],
+  webServer: [
+    jupyter(port, { KUBECONFIG: '', JUPYTER_ACCEL_KUBECONFIG: '' }),
+    ...(cluster
+      ? [
+          jupyter(clusterPort, {
+            KUBECONFIG: clusterKubeconfig,
+            JUPYTER_ACCEL_KUBECONFIG: clusterKubeconfig,
+            JUPYTER_ACCEL_NAMESPACE:
+              process.env.JUPYTER_ACCEL_NAMESPACE || 'team-a'
+          })
+        ]
+      : [])
+  ]
 };

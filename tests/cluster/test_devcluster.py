@@ -132,8 +132,10 @@ def workload_for(custom: client.CustomObjectsApi, ns: str, owner_uid: str) -> di
     )
 
 
-def pytorchjob(name: str, gpus_per_pod: int, run_for: str) -> dict:
-    def replica(n: int) -> dict:
+def pytorchjob(name: str, gpus_per_pod: int, master_runs: str, worker_runs: str) -> dict:
+    """Master + 1 Worker. The job succeeds when the Master does, so the Master should run longer."""
+
+    def replica(n: int, run_for: str) -> dict:
         return {
             "replicas": n,
             "restartPolicy": "Never",
@@ -147,7 +149,7 @@ def pytorchjob(name: str, gpus_per_pod: int, run_for: str) -> dict:
         "apiVersion": "kubeflow.org/v1",
         "kind": "PyTorchJob",
         "metadata": {"name": name, "labels": {"kueue.x-k8s.io/queue-name": "default"}},
-        "spec": {"pytorchReplicaSpecs": {"Master": replica(1), "Worker": replica(1)}},
+        "spec": {"pytorchReplicaSpecs": {"Master": replica(1, master_runs), "Worker": replica(1, worker_runs)}},
     }
 
 
@@ -170,7 +172,7 @@ def test_pytorchjob_waits_for_quota_then_runs_and_succeeds(api_admin, api_notebo
         job_uid = batch.read_namespaced_job(blocker, ns).metadata.uid
         wait_for("blocker admitted", lambda: (w := workload_for(custom, ns, job_uid)) and cond(w, "Admitted")
                  and cond(w, "Admitted")["status"] == "True")  # fmt: skip
-        custom.create_namespaced_custom_object("kubeflow.org", "v1", ns, "pytorchjobs", pytorchjob(ptj, 4, "5s"))
+        custom.create_namespaced_custom_object("kubeflow.org", "v1", ns, "pytorchjobs", pytorchjob(ptj, 4, "12s", "3s"))
         ptj_uid = custom.get_namespaced_custom_object("kubeflow.org", "v1", ns, "pytorchjobs", ptj)["metadata"]["uid"]
 
         def pending():
@@ -208,11 +210,15 @@ def test_pytorchjob_waits_for_quota_then_runs_and_succeeds(api_admin, api_notebo
         assert cond(w, "Admitted")["status"] == "True"
         flavors = w["status"]["admission"]["podSetAssignments"][0]["flavors"]
         assert flavors["nvidia.com/gpu"] == "nvidia-h100-80gb"
-        pods = pods_of(core, ns, f"training.kubeflow.org/job-name={ptj}")
-        assert len(pods) == 2
+        sel = f"training.kubeflow.org/job-name={ptj}"
+        pods = wait_for(
+            "both PyTorchJob pods Succeeded",
+            lambda: (ps := pods_of(core, ns, sel)) and all(p.status.phase == "Succeeded" for p in ps) and ps,
+            timeout=30,
+        )
+        assert sorted(p.metadata.labels["training.kubeflow.org/replica-type"] for p in pods) == ["master", "worker"]
         for pod in pods:
             assert pod.spec.node_name in ("gpu-h100-0", "gpu-h100-1")
-            assert pod.status.phase == "Succeeded"
             assert "training finished" in core.read_namespaced_pod_log(pod.metadata.name, ns, container="pytorch")
     finally:
         custom.delete_namespaced_custom_object("kubeflow.org", "v1", ns, "pytorchjobs", ptj)
@@ -284,7 +290,9 @@ def test_notebook_user_refused_cluster_reads_queue_viewer_allowed(devcluster, ap
         client.CoreV1Api(api_notebook_user).list_node()
     assert exc.value.status == 403
     with pytest.raises(ApiException) as exc:
-        client.CustomObjectsApi(api_notebook_user).list_cluster_custom_object("kueue.x-k8s.io", "v1beta2", "clusterqueues")
+        client.CustomObjectsApi(api_notebook_user).list_cluster_custom_object(
+            "kueue.x-k8s.io", "v1beta2", "clusterqueues"
+        )
     assert exc.value.status == 403
     with pytest.raises(ApiException) as exc:
         client.CoreV1Api(api_notebook_user).list_namespaced_pod("team-b")
@@ -296,7 +304,9 @@ def test_notebook_user_refused_cluster_reads_queue_viewer_allowed(devcluster, ap
     assert [q["metadata"]["name"] for q in lqs["items"]] == ["default"]
 
     assert len(client.CoreV1Api(api_queue_viewer).list_node().items) >= 7
-    cqs = client.CustomObjectsApi(api_queue_viewer).list_cluster_custom_object("kueue.x-k8s.io", "v1beta2", "clusterqueues")
+    cqs = client.CustomObjectsApi(api_queue_viewer).list_cluster_custom_object(
+        "kueue.x-k8s.io", "v1beta2", "clusterqueues"
+    )
     assert {"team-a-cq", "team-b-cq"} <= {q["metadata"]["name"] for q in cqs["items"]}
 
 

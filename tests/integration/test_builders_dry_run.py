@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from cluster_api import NAMESPACE
 
 from jupyter_accel.cluster import writes
 from jupyter_accel.domain.builders import build_objects
 from jupyter_accel.domain.builders.common import BuildContext
 from jupyter_accel.models import JobRequest
-
-from .conftest import NAMESPACE
 
 pytestmark = pytest.mark.cluster
 

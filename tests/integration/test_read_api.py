@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import pytest
-
-from .conftest import NAMESPACE, admin_create, admin_delete, gpu_pod, wait_for
+from cluster_api import NAMESPACE, admin_create, admin_delete, gpu_pod, wait_for
 
 pytestmark = pytest.mark.cluster
 

@@ -1,0 +1,223 @@
+import { AccelAPIError, FitResponse, JobRequest } from '../api';
+import {
+  buildRequest,
+  defaultForm,
+  fieldForPath,
+  FitChecker,
+  FitState,
+  mapFieldErrors,
+  newClientRequestId,
+  splitCommand
+} from '../launch';
+
+function fitAnswer(verdict: FitResponse['verdict']): FitResponse {
+  return {
+    verdict,
+    message: verdict,
+    local_queue: 'default',
+    cluster_queue: 'team-a-cq',
+    quota: [],
+    roles: [],
+    ahead: [],
+    notes: [],
+    quota_visibility: { visible: true, message: null },
+    nodes_visibility: { visible: true, message: null },
+    approximate: false
+  };
+}
+
+describe('buildRequest', () => {
+  it('turns the form into a JobRequest', () => {
+    const form = {
+      ...defaultForm(),
+      name: 'train-1',
+      command: 'python -c "print(1)"',
+      workers: '2',
+      acceleratorCount: '4',
+      queue: 'default'
+    };
+    const { request, errors } = buildRequest(form, 'ui-abc');
+    expect(errors).toEqual({});
+    expect(request).toEqual({
+      kind: 'pytorch',
+      name: 'train-1',
+      workers: 2,
+      command: ['python', '-c', 'print(1)'],
+      accelerators: { resource: 'nvidia.com/gpu', count: 4 },
+      queue: 'default',
+      client_request_id: 'ui-abc'
+    });
+  });
+
+  it('flags bad inputs per field and builds nothing', () => {
+    const form = {
+      ...defaultForm(),
+      name: 'Bad_Name',
+      workers: '0',
+      acceleratorCount: 'two'
+    };
+    const { request, errors } = buildRequest(form);
+    expect(request).toBeNull();
+    expect(Object.keys(errors).sort()).toEqual(
+      ['acceleratorCount', 'name', 'workers'].sort()
+    );
+  });
+
+  it('sends a profile instead of accelerators, and entrypoints for Ray jobs', () => {
+    const form = {
+      ...defaultForm(),
+      kind: 'ray-job' as const,
+      workers: '0',
+      resources: 'profile' as const,
+      profile: 'nvidia-h100-queued',
+      command: 'python main.py'
+    };
+    const { request } = buildRequest(form);
+    expect(request?.hardware_profile).toBe('nvidia-h100-queued');
+    expect(request?.accelerators).toBeUndefined();
+    expect(request?.entrypoint).toBe('python main.py');
+    expect(request?.command).toBeUndefined();
+  });
+});
+
+describe('splitCommand', () => {
+  it('splits on whitespace and keeps quoted words together', () => {
+    expect(splitCommand(`echo  'a b' "c d" e`)).toEqual([
+      'echo',
+      'a b',
+      'c d',
+      'e'
+    ]);
+    expect(splitCommand('x ""')).toEqual(['x', '']);
+  });
+});
+
+describe('mapFieldErrors', () => {
+  it("puts each of the server's errors[] under its input", () => {
+    const error = new AccelAPIError(400, 'workers: bad (and 1 more)', {
+      message: 'workers: bad (and 1 more)',
+      field: 'workers',
+      errors: [
+        { field: 'workers', message: 'must be an integer' },
+        { field: 'accelerators.count', message: 'must be >= 1' },
+        { field: 'accelerators.resource', message: 'unknown resource' },
+        { field: 'script.text', message: 'too long' },
+        { field: 'hardware_profile', message: 'no such profile' },
+        { field: 'env.X', message: 'odd' }
+      ]
+    });
+    expect(mapFieldErrors(error)).toEqual({
+      workers: 'must be an integer',
+      acceleratorCount: 'must be >= 1',
+      acceleratorType: 'unknown resource',
+      script: 'too long',
+      profile: 'no such profile',
+      _form: 'odd'
+    });
+  });
+
+  it('falls back to the sentence and its field, or the form', () => {
+    const clash = new AccelAPIError(409, 'train-1 exists', {
+      field: 'name'
+    });
+    expect(mapFieldErrors(clash)).toEqual({ name: 'train-1 exists' });
+    expect(mapFieldErrors(new Error('offline'))).toEqual({ _form: 'offline' });
+    expect(fieldForPath(null)).toBe('_form');
+    expect(fieldForPath('entrypoint')).toBe('command');
+  });
+});
+
+describe('newClientRequestId', () => {
+  it('makes distinct ids the server accepts', () => {
+    const a = newClientRequestId();
+    const b = newClientRequestId();
+    expect(a).not.toBe(b);
+    expect(a).toMatch(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/);
+    expect(a.length).toBeLessThanOrEqual(63);
+  });
+});
+
+describe('FitChecker', () => {
+  beforeEach(() => jest.useFakeTimers());
+  afterEach(() => jest.useRealTimers());
+
+  const request = (count: number): JobRequest =>
+    ({
+      kind: 'pytorch',
+      workers: 1,
+      accelerators: { resource: 'nvidia.com/gpu', count }
+    }) as JobRequest;
+
+  it('asks once after a quiet spell, with the latest request', async () => {
+    const asked: JobRequest[] = [];
+    const states: FitState[] = [];
+    const checker = new FitChecker(
+      async r => {
+        asked.push(r);
+        return fitAnswer('fits_now');
+      },
+      s => states.push(s),
+      300
+    );
+    checker.schedule(request(1));
+    jest.advanceTimersByTime(200);
+    checker.schedule(request(2));
+    jest.advanceTimersByTime(200);
+    checker.schedule(request(3));
+    expect(asked).toEqual([]);
+    jest.advanceTimersByTime(300);
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(asked).toEqual([request(3)]);
+    expect(states.map(s => s.kind)).toEqual(['checking', 'done']);
+  });
+
+  it('drops the answer of a check overtaken by an edit', async () => {
+    const resolvers: Array<(f: FitResponse) => void> = [];
+    const signals: AbortSignal[] = [];
+    const states: FitState[] = [];
+    const checker = new FitChecker(
+      (_, signal) => {
+        signals.push(signal);
+        return new Promise(resolve => resolvers.push(resolve));
+      },
+      s => states.push(s),
+      100
+    );
+    checker.schedule(request(1));
+    jest.advanceTimersByTime(100);
+    checker.schedule(request(2)); // aborts the first
+    jest.advanceTimersByTime(100);
+    expect(signals[0].aborted).toBe(true);
+    resolvers[0](fitAnswer('never_fits'));
+    resolvers[1](fitAnswer('must_queue'));
+    await Promise.resolve();
+    await Promise.resolve();
+    const done = states.filter(s => s.kind === 'done');
+    expect(done).toHaveLength(1);
+    expect(done[0].kind === 'done' && done[0].fit.verdict).toBe('must_queue');
+  });
+
+  it('reports a 400 as field errors and nothing for an empty form', async () => {
+    const states: FitState[] = [];
+    const checker = new FitChecker(
+      async () => {
+        throw new AccelAPIError(400, 'command: needed', {
+          errors: [{ field: 'command', message: 'needed' }]
+        });
+      },
+      s => states.push(s),
+      10
+    );
+    checker.schedule(null);
+    expect(states).toEqual([{ kind: 'idle' }]);
+    checker.schedule(request(1));
+    jest.advanceTimersByTime(10);
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(states[states.length - 1]).toEqual({
+      kind: 'invalid',
+      errors: { command: 'needed' }
+    });
+  });
+});

@@ -1,0 +1,150 @@
+import {
+  acceleratorsText,
+  deviceBar,
+  formatAge,
+  formatAmount,
+  formatMemoryMiB,
+  freeText,
+  queuePosition,
+  quotaBar,
+  reasonSentence,
+  STATUS_TONES,
+  statusTone
+} from '../present';
+import type { ResourceQuota } from '../api';
+
+function quota(over: Partial<ResourceQuota>): ResourceQuota {
+  return {
+    resource: 'nvidia.com/gpu',
+    nominal: 8,
+    borrowing_limit: null,
+    lending_limit: null,
+    usage: 0,
+    reserved: 0,
+    borrowed: 0,
+    free: 8,
+    borrowable: 0,
+    available: 8,
+    max_capacity: 8,
+    ...over
+  };
+}
+
+const total = (bar: ReturnType<typeof quotaBar>): number =>
+  bar.segments.reduce((sum, s) => sum + s.percent, 0);
+
+describe('quotaBar', () => {
+  it('splits used, reserved, free and borrowable over nominal + borrowable', () => {
+    const bar = quotaBar(quota({ usage: 2, reserved: 3, borrowable: 4 }));
+    expect(bar.segments).toEqual([
+      { kind: 'used', percent: 16.7 },
+      { kind: 'reserved', percent: 8.3 },
+      { kind: 'free', percent: 41.7 },
+      { kind: 'borrowable', percent: 33.3 }
+    ]);
+    expect(bar.nominalAt).toBeCloseTo(66.7, 1);
+    expect(bar.label).toBe(
+      'nvidia.com/gpu: 2 used, 1 reserved of 8 nominal, 4 borrowable'
+    );
+    expect(bar.borrowing).toBe(false);
+    expect(total(bar)).toBeCloseTo(100, 0);
+  });
+
+  it('marks borrowing when reservations exceed nominal', () => {
+    const bar = quotaBar(quota({ usage: 10, reserved: 10, borrowable: 4 }));
+    expect(bar.borrowing).toBe(true);
+    expect(bar.segments.map(s => s.kind)).toEqual(['used', 'borrowable']);
+    expect(bar.segments[0].percent).toBeCloseTo(83.3, 1);
+  });
+
+  it('shows memory in GiB and omits the nominal marker without borrowing', () => {
+    const gib = 1024 ** 3;
+    const bar = quotaBar(
+      quota({ resource: 'memory', nominal: 64 * gib, usage: 16 * gib, reserved: 16 * gib })
+    );
+    expect(bar.label).toBe('memory: 16 GiB used of 64 GiB nominal');
+    expect(bar.nominalAt).toBeNull();
+    expect(bar.segments).toEqual([
+      { kind: 'used', percent: 25 },
+      { kind: 'free', percent: 75 }
+    ]);
+  });
+
+  it('copes with a zero quota', () => {
+    const bar = quotaBar(quota({ nominal: 0, free: 0 }));
+    expect(bar.segments).toEqual([]);
+  });
+});
+
+describe('deviceBar and freeText', () => {
+  it('shows used vs free when pods are visible', () => {
+    const bar = deviceBar({ allocatable: 16, free: 12, allocated: 4 });
+    expect(bar.segments).toEqual([
+      { kind: 'used', percent: 25 },
+      { kind: 'free', percent: 75 }
+    ]);
+    expect(bar.label).toBe('4 used, 12 free of 16');
+    expect(freeText({ allocatable: 16, free: 12 })).toBe(
+      '12 free / 16 allocatable'
+    );
+  });
+
+  it('says "unknown" when pods are not visible', () => {
+    const bar = deviceBar({ allocatable: 16, free: null, allocated: null });
+    expect(bar.segments).toEqual([{ kind: 'unknown', percent: 100 }]);
+    expect(bar.label).toContain('free unknown');
+    expect(freeText({ allocatable: 16, free: null })).toBe('16 allocatable');
+  });
+});
+
+describe('status presentation', () => {
+  it('gives every status a colour, failures red and successes green', () => {
+    expect(statusTone('Failed')).toBe('error');
+    expect(statusTone('Succeeded')).toBe('ok');
+    expect(statusTone('Queued')).toBe('warn');
+    expect(statusTone('Running')).toBe('info');
+    expect(Object.keys(STATUS_TONES).sort()).toEqual(
+      [
+        'Admitted',
+        'Deleting',
+        'Failed',
+        'Queued',
+        'Running',
+        'Starting',
+        'Succeeded',
+        'Suspended'
+      ].sort()
+    );
+  });
+
+  it("prefers the server's reason and shows 1-based queue positions", () => {
+    expect(reasonSentence({ status: 'Queued', reason: 'Quota exhausted' })).toBe(
+      'Quota exhausted'
+    );
+    expect(reasonSentence({ status: 'Suspended', reason: null })).toContain(
+      'Suspended'
+    );
+    expect(queuePosition({ status: 'Queued', position: 0 })).toBe('#1 in queue');
+    expect(queuePosition({ status: 'Running', position: 0 })).toBeNull();
+    expect(queuePosition({ status: 'Queued', position: null })).toBeNull();
+  });
+});
+
+describe('formatting', () => {
+  it('formats ages, memory, amounts and accelerators', () => {
+    const now = Date.parse('2026-01-01T12:00:00Z');
+    expect(formatAge('2026-01-01T11:59:18Z', now)).toBe('42s');
+    expect(formatAge('2026-01-01T11:55:00Z', now)).toBe('5m');
+    expect(formatAge('2026-01-01T09:00:00Z', now)).toBe('3h');
+    expect(formatAge('2025-12-30T12:00:00Z', now)).toBe('2d');
+    expect(formatAge(null, now)).toBe('');
+    expect(formatAge('garbage', now)).toBe('');
+    expect(formatMemoryMiB(81559)).toBe('80 GiB');
+    expect(formatMemoryMiB(9728)).toBe('9.5 GiB');
+    expect(formatMemoryMiB(512)).toBe('512 MiB');
+    expect(formatMemoryMiB(null)).toBe('');
+    expect(formatAmount('cpu', 1.5)).toBe('1.5');
+    expect(acceleratorsText({ 'nvidia.com/gpu': 2 })).toBe('2× nvidia.com/gpu');
+    expect(acceleratorsText({})).toBe('none');
+  });
+});

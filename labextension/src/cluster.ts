@@ -1,0 +1,363 @@
+/**
+ * The cluster model: inventory, profiles, queues and jobs, each fetched
+ * when the push stream names its topic. It knows nothing about widgets.
+ */
+import { IDisposable } from '@lumino/disposable';
+import { ISignal, Signal } from '@lumino/signaling';
+
+import {
+  AccelAPIError,
+  HardwareProfilesResponse,
+  InventoryResponse,
+  JobScope,
+  JobsResponse,
+  JobStatus,
+  JobView,
+  QueuesResponse
+} from './api';
+import type { IChange, StreamState, Topic } from './sse';
+
+/** One fetched resource as views render it. */
+export interface IResource<T> {
+  status: 'idle' | 'loading' | 'ready' | 'error';
+  data: T | null;
+  /** The server's sentence when the last fetch failed (data may be stale). */
+  error: string | null;
+  httpStatus: number | null;
+}
+
+export interface IClusterFetchers {
+  inventory(): Promise<InventoryResponse>;
+  profiles(): Promise<HardwareProfilesResponse>;
+  queues(): Promise<QueuesResponse>;
+  jobs(scope: JobScope): Promise<JobsResponse>;
+}
+
+/** What the model needs from the push stream (ChangeStream in the app). */
+export interface IChangeSource {
+  readonly changed: ISignal<unknown, IChange>;
+  readonly stateChanged: ISignal<unknown, StreamState>;
+  readonly state: StreamState;
+  readonly lastError: string;
+  start(): void;
+  stop(): void;
+}
+
+/** A job of mine that reached a state worth a notification. */
+export interface IJobTransition {
+  job: JobView;
+  from: JobStatus;
+  to: JobStatus;
+  category: 'admitted' | 'finished' | 'failed';
+}
+
+type Key = 'inventory' | 'profiles' | 'queues' | 'jobs';
+const KEYS: Key[] = ['inventory', 'profiles', 'queues', 'jobs'];
+
+/** `kind/name`: a job's identity within the namespace. */
+export function jobKey(job: Pick<JobView, 'kind' | 'name'>): string {
+  return `${job.kind}/${job.name}`;
+}
+
+function category(status: JobStatus): IJobTransition['category'] | null {
+  switch (status) {
+    case 'Admitted':
+    case 'Starting':
+    case 'Running':
+      return 'admitted';
+    case 'Succeeded':
+      return 'finished';
+    case 'Failed':
+      return 'failed';
+    default:
+      return null;
+  }
+}
+
+/**
+ * The notable changes between two listings: a job moving into admitted
+ * (Admitted/Starting/Running count as one), finished or failed. Jobs seen
+ * for the first time are not transitions.
+ */
+export function jobTransitions(
+  previous: ReadonlyMap<string, JobStatus>,
+  jobs: JobView[],
+  isMine: (job: JobView) => boolean
+): IJobTransition[] {
+  const out: IJobTransition[] = [];
+  for (const job of jobs) {
+    const from = previous.get(jobKey(job));
+    if (from === undefined || from === job.status || !isMine(job)) {
+      continue;
+    }
+    const to = category(job.status);
+    if (to !== null && to !== category(from)) {
+      out.push({ job, from, to: job.status, category: to });
+    }
+  }
+  return out;
+}
+
+/** Which resources a change event asks to refetch. */
+export function keysForTopics(topics: readonly Topic[]): Key[] {
+  if (topics.includes('*')) {
+    return [...KEYS];
+  }
+  const keys = new Set<Key>();
+  for (const topic of topics) {
+    if (topic === 'workloads') {
+      keys.add('jobs'); // positions and admission live in the job rows
+      keys.add('queues'); // and in the pending / admitted counts
+    } else if ((KEYS as string[]).includes(topic)) {
+      keys.add(topic as Key);
+    }
+  }
+  return KEYS.filter(k => keys.has(k));
+}
+
+export class ClusterModel implements IDisposable {
+  constructor(options: ClusterModel.IOptions) {
+    this._fetchers = options.fetchers;
+    this._source = options.source ?? null;
+    this._source?.changed.connect(this._onChange, this);
+    this._source?.stateChanged.connect(this._emit, this);
+    this._paused = true;
+  }
+
+  get changed(): ISignal<this, void> {
+    return this._changed;
+  }
+
+  /** Emitted after a jobs refetch with the notable changes of my jobs. */
+  get jobTransitions(): ISignal<this, IJobTransition[]> {
+    return this._transitions;
+  }
+
+  get inventory(): IResource<InventoryResponse> {
+    return this._res.inventory as IResource<InventoryResponse>;
+  }
+  get profiles(): IResource<HardwareProfilesResponse> {
+    return this._res.profiles as IResource<HardwareProfilesResponse>;
+  }
+  get queues(): IResource<QueuesResponse> {
+    return this._res.queues as IResource<QueuesResponse>;
+  }
+  get jobs(): IResource<JobsResponse> {
+    return this._res.jobs as IResource<JobsResponse>;
+  }
+
+  get streamState(): StreamState {
+    return this._source?.state ?? 'closed';
+  }
+  get streamError(): string {
+    return this._source?.lastError ?? '';
+  }
+
+  get scope(): JobScope {
+    return this._scope;
+  }
+  set scope(value: JobScope) {
+    if (value !== this._scope) {
+      this._scope = value;
+      this._statuses.clear(); // a new listing is no transition
+      this._res.jobs = { ...this._res.jobs, data: null, status: 'loading' };
+      this._emit();
+      void this.refetch(['jobs']);
+    }
+  }
+
+  get isDisposed(): boolean {
+    return this._disposed;
+  }
+
+  /**
+   * While paused the push stream is closed and nothing is fetched; resuming
+   * reconnects, and the server's first event (`*`) refetches everything.
+   */
+  get paused(): boolean {
+    return this._paused;
+  }
+  set paused(value: boolean) {
+    if (value === this._paused || this._disposed) {
+      return;
+    }
+    this._paused = value;
+    if (!this._source) {
+      return;
+    }
+    if (value) {
+      this._source.stop();
+    } else {
+      this._source.start();
+    }
+  }
+
+  /** Refetch everything now. */
+  refresh(): Promise<void> {
+    return this.refetch(['*']);
+  }
+
+  /** Refetch the resources the topics name; resolves when all are applied. */
+  async refetch(topics: readonly Topic[]): Promise<void> {
+    await Promise.all(keysForTopics(topics).map(key => this._fetch(key)));
+  }
+
+  /** A job I just created: shown at once, before the stream reports it. */
+  addJob(job: JobView): void {
+    this._submitted.add(jobKey(job));
+    const current = this.jobs.data;
+    if (!current) {
+      return;
+    }
+    const others = (current.jobs ?? []).filter(j => jobKey(j) !== jobKey(job));
+    this._res.jobs = {
+      ...this._res.jobs,
+      data: { ...current, jobs: [job, ...others] }
+    };
+    this._statuses.set(jobKey(job), job.status);
+    this._emit();
+  }
+
+  /** A job I just deleted: gone from the list at once. */
+  removeJob(job: Pick<JobView, 'kind' | 'name'>): void {
+    const current = this.jobs.data;
+    if (!current) {
+      return;
+    }
+    this._res.jobs = {
+      ...this._res.jobs,
+      data: {
+        ...current,
+        jobs: (current.jobs ?? []).filter(j => jobKey(j) !== jobKey(job))
+      }
+    };
+    this._statuses.delete(jobKey(job));
+    this._emit();
+  }
+
+  /** The last listed view of a job, if any. */
+  findJob(kind: string, name: string): JobView | null {
+    return (
+      this.jobs.data?.jobs?.find(j => j.kind === kind && j.name === name) ??
+      null
+    );
+  }
+
+  dispose(): void {
+    if (this._disposed) {
+      return;
+    }
+    this._disposed = true;
+    this._source?.changed.disconnect(this._onChange, this);
+    this._source?.stateChanged.disconnect(this._emit, this);
+    this._source?.stop();
+    Signal.clearData(this);
+  }
+
+  private _onChange(_: unknown, change: IChange): void {
+    if (!this._paused) {
+      void this.refetch(change.topics);
+    }
+  }
+
+  private async _fetch(key: Key): Promise<void> {
+    // One request per resource at a time; a change during it fetches again.
+    if (this._inflight.has(key)) {
+      this._again.add(key);
+      return this._inflight.get(key);
+    }
+    const run = this._fetchOnce(key).finally(() => {
+      this._inflight.delete(key);
+      if (this._again.delete(key)) {
+        void this._fetch(key);
+      }
+    });
+    this._inflight.set(key, run);
+    return run;
+  }
+
+  private async _fetchOnce(key: Key): Promise<void> {
+    const before = this._res[key];
+    if (before.status === 'idle') {
+      this._res[key] = { ...before, status: 'loading' };
+      this._emit();
+    }
+    const scope = this._scope;
+    try {
+      const data =
+        key === 'jobs'
+          ? await this._fetchers.jobs(scope)
+          : await this._fetchers[key]();
+      if (this._disposed || (key === 'jobs' && scope !== this._scope)) {
+        return;
+      }
+      this._res[key] = {
+        status: 'ready',
+        data,
+        error: null,
+        httpStatus: null
+      };
+      if (key === 'jobs') {
+        this._applyJobs(data as JobsResponse);
+      }
+    } catch (error) {
+      if (this._disposed) {
+        return;
+      }
+      this._res[key] = {
+        status: 'error',
+        data: this._res[key].data,
+        error: error instanceof Error ? error.message : String(error),
+        httpStatus: error instanceof AccelAPIError ? error.status : null
+      };
+    }
+    this._emit();
+  }
+
+  private _applyJobs(data: JobsResponse): void {
+    const isMine = (job: JobView): boolean =>
+      this._scope === 'mine' || this._submitted.has(jobKey(job));
+    const jobs = data.jobs ?? [];
+    const transitions = jobTransitions(this._statuses, jobs, isMine);
+    this._statuses = new Map(jobs.map(j => [jobKey(j), j.status]));
+    if (transitions.length > 0) {
+      this._transitions.emit(transitions);
+    }
+  }
+
+  private _emit(): void {
+    if (!this._disposed) {
+      this._changed.emit(undefined);
+    }
+  }
+
+  private _fetchers: IClusterFetchers;
+  private _source: IChangeSource | null;
+  private _res: Record<Key, IResource<unknown>> = {
+    inventory: idle(),
+    profiles: idle(),
+    queues: idle(),
+    jobs: idle()
+  };
+  private _scope: JobScope = 'mine';
+  private _statuses = new Map<string, JobStatus>();
+  private _submitted = new Set<string>();
+  private _inflight = new Map<Key, Promise<void>>();
+  private _again = new Set<Key>();
+  private _paused: boolean;
+  private _disposed = false;
+  private _changed = new Signal<this, void>(this);
+  private _transitions = new Signal<this, IJobTransition[]>(this);
+}
+
+export namespace ClusterModel {
+  export interface IOptions {
+    fetchers: IClusterFetchers;
+    /** The push stream; without one, only refresh() fetches. */
+    source?: IChangeSource;
+  }
+}
+
+function idle(): IResource<never> {
+  return { status: 'idle', data: null, error: null, httpStatus: null };
+}

@@ -1,0 +1,438 @@
+/**
+ * The job detail main-area tab: status and reason, a timeline of events,
+ * the pods, streaming logs with follow and tail, and the Ray dashboard link.
+ */
+import { MainAreaWidget } from '@jupyterlab/apputils';
+import { ServerConnection } from '@jupyterlab/services';
+import { ReactWidget } from '@jupyterlab/ui-components';
+import * as React from 'react';
+
+import { fetchJobDetail, JobDetail, JobKind, JobView } from './api';
+import { ClusterModel } from './cluster';
+import { chipIcon } from './icons';
+import { LogBuffer, streamLogs } from './logs';
+import {
+  acceleratorsText,
+  formatAge,
+  KIND_LABELS,
+  queuePosition,
+  isFinished,
+  reasonSentence
+} from './present';
+import { StatusBadge } from './views';
+
+export interface IJobRef {
+  kind: JobKind;
+  name: string;
+}
+
+/** DOM id of a job's detail tab (tests and the "open job" command use it). */
+export function detailId(ref: IJobRef): string {
+  return `jp-accel-job-${ref.kind}-${ref.name}`;
+}
+
+class JobDetailBody extends ReactWidget {
+  constructor(
+    readonly ref: IJobRef,
+    private readonly _settings: ServerConnection.ISettings,
+    private readonly _model: ClusterModel
+  ) {
+    super();
+    this.addClass('jp-accel-detail');
+    this._model.changed.connect(this._onModelChanged, this);
+    void this.reload();
+  }
+
+  async reload(): Promise<void> {
+    try {
+      this._detail = await fetchJobDetail(
+        this._settings,
+        this.ref.kind,
+        this.ref.name
+      );
+      this._error = null;
+    } catch (error) {
+      this._error = error instanceof Error ? error.message : String(error);
+    }
+    this.update();
+  }
+
+  dispose(): void {
+    this._model.changed.disconnect(this._onModelChanged, this);
+    super.dispose();
+  }
+
+  render(): JSX.Element {
+    return (
+      <JobDetailView
+        detail={this._detail}
+        error={this._error}
+        settings={this._settings}
+        jobRef={this.ref}
+        onReload={() => void this.reload()}
+      />
+    );
+  }
+
+  private _onModelChanged(): void {
+    // A new listing of this job (the stream named `jobs`): fetch its detail.
+    const listed = this._model.findJob(this.ref.kind, this.ref.name);
+    if (listed && listed !== this._lastListed) {
+      this._lastListed = listed;
+      void this.reload();
+    }
+  }
+
+  private _detail: JobDetail | null = null;
+  private _error: string | null = null;
+  private _lastListed: JobView | null = null;
+}
+
+/** A MainAreaWidget showing one job. */
+export function createJobDetail(
+  ref: IJobRef,
+  settings: ServerConnection.ISettings,
+  model: ClusterModel
+): MainAreaWidget<JobDetailBody> {
+  const content = new JobDetailBody(ref, settings, model);
+  const widget = new MainAreaWidget({ content });
+  widget.id = detailId(ref);
+  widget.title.label = ref.name;
+  widget.title.caption = `${KIND_LABELS[ref.kind]} ${ref.name}`;
+  widget.title.icon = chipIcon;
+  widget.title.closable = true;
+  return widget;
+}
+
+export function JobDetailView(props: {
+  detail: JobDetail | null;
+  error: string | null;
+  settings: ServerConnection.ISettings;
+  jobRef: IJobRef;
+  onReload: () => void;
+}): JSX.Element {
+  const { detail, error, jobRef } = props;
+  const now = Date.now();
+  if (!detail) {
+    return (
+      <div className="jp-accel-detail-body">
+        <h2>{jobRef.name}</h2>
+        {error ? (
+          <p className="jp-accel-error" role="alert">
+            {error}
+          </p>
+        ) : (
+          <p className="jp-accel-muted">Loading…</p>
+        )}
+      </div>
+    );
+  }
+  const job = detail.job;
+  const position = queuePosition(job);
+  const dashboard = detail.dashboard_path
+    ? new URL(detail.dashboard_path, props.settings.baseUrl).href
+    : null;
+  return (
+    <div className="jp-accel-detail-body" aria-label={`Job ${job.name}`}>
+      <header className="jp-accel-detail-head">
+        <h2>
+          {job.name}{' '}
+          <span className="jp-accel-muted">{KIND_LABELS[job.kind]}</span>
+        </h2>
+        <div
+          className="jp-accel-detail-status"
+          role="status"
+          aria-label="Job status"
+          data-status={job.status}
+        >
+          <StatusBadge status={job.status} /> {reasonSentence(job)}
+          {position && <span> · {position}</span>}
+        </div>
+        {error && (
+          <p className="jp-accel-error" role="alert">
+            {error}
+          </p>
+        )}
+        <dl className="jp-accel-rows">
+          <Row label="Queue" value={job.queue ?? '—'} />
+          <Row label="ClusterQueue" value={job.cluster_queue ?? '—'} />
+          <Row
+            label="Accelerators"
+            value={acceleratorsText(
+              Object.keys(job.accelerators ?? {}).length
+                ? job.accelerators
+                : job.accelerators_requested
+            )}
+          />
+          <Row
+            label="Created"
+            value={
+              job.created
+                ? `${job.created} (${formatAge(job.created, now)} ago)`
+                : '—'
+            }
+          />
+          {job.end_time && <Row label="Ended" value={job.end_time} />}
+        </dl>
+        <div className="jp-accel-detail-actions">
+          <button
+            type="button"
+            className="jp-mod-styled jp-accel-button"
+            onClick={props.onReload}
+          >
+            Reload
+          </button>
+          {dashboard && (
+            <a
+              className="jp-accel-link"
+              href={dashboard}
+              target="_blank"
+              rel="noopener noreferrer"
+            >
+              Open the Ray dashboard
+            </a>
+          )}
+        </div>
+      </header>
+      <section aria-label="Pods" className="jp-accel-section">
+        <h3 className="jp-accel-section-title">Pods</h3>
+        {(job.pods ?? []).length === 0 ? (
+          <p className="jp-accel-muted">No pods yet.</p>
+        ) : (
+          <table className="jp-accel-table">
+            <thead>
+              <tr>
+                <th>Pod</th>
+                <th>Role</th>
+                <th>Phase</th>
+                <th>Ready</th>
+                <th>Restarts</th>
+                <th>Node</th>
+              </tr>
+            </thead>
+            <tbody>
+              {(job.pods ?? []).map(p => (
+                <tr key={p.name}>
+                  <td>{p.name}</td>
+                  <td>{p.role ?? ''}</td>
+                  <td>
+                    {p.phase ?? ''}
+                    {p.reason ? ` (${p.reason})` : ''}
+                  </td>
+                  <td>{p.ready ? 'yes' : 'no'}</td>
+                  <td>{p.restarts}</td>
+                  <td>{p.node ?? ''}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+      <section aria-label="Timeline" className="jp-accel-section">
+        <h3 className="jp-accel-section-title">Timeline</h3>
+        {(detail.events ?? []).length === 0 ? (
+          <p className="jp-accel-muted">No events.</p>
+        ) : (
+          <ol className="jp-accel-timeline">
+            {(detail.events ?? []).map((e, i) => (
+              <li
+                key={`${e.object}-${e.reason}-${i}`}
+                className={e.type === 'Warning' ? 'jp-accel-tone-warn' : ''}
+              >
+                <span className="jp-accel-muted">
+                  {e.last_seen ? formatAge(e.last_seen, now) + ' ago' : ''}
+                </span>{' '}
+                <span className="jp-accel-strong">{e.reason}</span>{' '}
+                <span className="jp-accel-muted">{e.object}</span>
+                {e.count > 1 ? ` ×${e.count}` : ''}
+                <div>{e.message}</div>
+              </li>
+            ))}
+          </ol>
+        )}
+      </section>
+      <LogsView
+        settings={props.settings}
+        jobRef={jobRef}
+        pods={(job.pods ?? []).map(p => p.name)}
+        live={!isFinished(job.status)}
+      />
+    </div>
+  );
+}
+
+function Row(props: { label: string; value: string }): JSX.Element {
+  return (
+    <div className="jp-accel-row">
+      <dt className="jp-accel-row-label">{props.label}</dt>
+      <dd className="jp-accel-row-value">{props.value}</dd>
+    </div>
+  );
+}
+
+function LogsView(props: {
+  settings: ServerConnection.ISettings;
+  jobRef: IJobRef;
+  pods: string[];
+  /** Whether the job still runs: only then does following make sense. */
+  live: boolean;
+}): JSX.Element {
+  const { settings, jobRef } = props;
+  const [pod, setPod] = React.useState('');
+  const [tail, setTail] = React.useState(200);
+  const [tailDraft, setTailDraft] = React.useState('200');
+  const [follow, setFollow] = React.useState(props.live);
+  const [text, setText] = React.useState('');
+  const [state, setState] = React.useState<
+    'idle' | 'streaming' | 'ended' | 'error'
+  >('idle');
+  const [message, setMessage] = React.useState('');
+  const [generation, setGeneration] = React.useState(0);
+  const pre = React.useRef<HTMLPreElement>(null);
+  const commitTail = (): void => {
+    const n = Math.min(100000, Math.max(0, Math.floor(Number(tailDraft)) || 0));
+    setTailDraft(String(n));
+    setTail(n);
+  };
+  const hasPods = props.pods.length > 0;
+
+  React.useEffect(() => {
+    if (!hasPods) {
+      return;
+    }
+    const abort = new AbortController();
+    const buffer = new LogBuffer();
+    setText('');
+    setMessage('');
+    setState('streaming');
+    let frame: ReturnType<typeof setTimeout> | null = null;
+    const flush = (): void => {
+      frame = null;
+      setText(buffer.text);
+    };
+    streamLogs(
+      settings,
+      jobRef.kind,
+      jobRef.name,
+      { tail, follow, pod: pod || undefined },
+      abort.signal,
+      chunk => {
+        buffer.append(chunk);
+        // Coalesce chunks into one render per 100 ms.
+        frame ??= setTimeout(flush, 100);
+      }
+    )
+      .then(() => {
+        if (!abort.signal.aborted) {
+          flush();
+          setState('ended');
+        }
+      })
+      .catch(error => {
+        if (!abort.signal.aborted) {
+          flush();
+          setState('error');
+          setMessage(error instanceof Error ? error.message : String(error));
+        }
+      });
+    return () => {
+      abort.abort();
+      if (frame !== null) {
+        clearTimeout(frame);
+      }
+    };
+  }, [
+    settings,
+    jobRef.kind,
+    jobRef.name,
+    pod,
+    tail,
+    follow,
+    generation,
+    hasPods
+  ]);
+
+  React.useEffect(() => {
+    if (follow && pre.current) {
+      pre.current.scrollTop = pre.current.scrollHeight;
+    }
+  }, [text, follow]);
+
+  return (
+    <section aria-label="Logs" className="jp-accel-section jp-accel-logs">
+      <h3 className="jp-accel-section-title">Logs</h3>
+      <div className="jp-accel-logs-controls">
+        <label>
+          Pod{' '}
+          <select value={pod} onChange={e => setPod(e.target.value)}>
+            <option value="">default (head / master)</option>
+            {props.pods.map(p => (
+              <option key={p} value={p}>
+                {p}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Tail{' '}
+          <input
+            type="number"
+            min={0}
+            max={100000}
+            value={tailDraft}
+            onChange={e => setTailDraft(e.target.value)}
+            // Applied on Enter or leaving the field: one request, not one per keystroke.
+            onBlur={commitTail}
+            onKeyDown={e => {
+              if (e.key === 'Enter') {
+                commitTail();
+              }
+            }}
+          />
+        </label>
+        <label>
+          <input
+            type="checkbox"
+            checked={follow}
+            onChange={e => setFollow(e.target.checked)}
+          />{' '}
+          Follow
+        </label>
+        <button
+          type="button"
+          className="jp-mod-styled jp-accel-button"
+          onClick={() => setGeneration(generation + 1)}
+        >
+          Reload logs
+        </button>
+        <span
+          className="jp-accel-muted"
+          data-state={state}
+          aria-label="Log state"
+        >
+          {state === 'streaming'
+            ? follow
+              ? 'following…'
+              : 'loading…'
+            : state === 'ended'
+              ? 'end of log'
+              : ''}
+        </span>
+      </div>
+      {!hasPods && <p className="jp-accel-muted">No pods yet, so no logs.</p>}
+      {message && (
+        <p className="jp-accel-error" role="alert">
+          {message}
+        </p>
+      )}
+      <pre
+        ref={pre}
+        className="jp-accel-log-text"
+        tabIndex={0}
+        aria-label="Log output"
+      >
+        {text}
+      </pre>
+    </section>
+  );
+}

@@ -1,0 +1,302 @@
+/**
+ * The launch form's logic, free of React: form values -> JobRequest, the
+ * server's 400 `errors[]` -> messages per input, and the debounced fit check.
+ */
+import { AccelAPIError, FitResponse, JobKind, JobRequest } from './api';
+
+/** What the form's inputs hold, all as typed (strings). */
+export interface ILaunchForm {
+  kind: JobKind;
+  name: string;
+  image: string;
+  /** Run a command line or a script body. */
+  mode: 'command' | 'script';
+  command: string;
+  script: string;
+  workers: string;
+  /** Devices by type and count, a hardware profile, or CPU only. */
+  resources: 'accelerator' | 'profile' | 'none';
+  acceleratorType: string;
+  acceleratorCount: string;
+  profile: string;
+  queue: string;
+  priority: string;
+}
+
+/** The form's input names: keys of per-field messages. */
+export type FormField = keyof ILaunchForm;
+
+/** Per input a message; `_form` for what belongs to no input. */
+export type FieldErrors = Partial<Record<FormField | '_form', string>>;
+
+export function defaultForm(): ILaunchForm {
+  return {
+    kind: 'pytorch',
+    name: '',
+    image: '',
+    mode: 'command',
+    command: '',
+    script: '',
+    workers: '1',
+    resources: 'accelerator',
+    acceleratorType: 'nvidia.com/gpu',
+    acceleratorCount: '1',
+    profile: '',
+    queue: '',
+    priority: ''
+  };
+}
+
+/**
+ * Split a command line the way a shell would for simple cases: whitespace
+ * separates words, single or double quotes keep them together.
+ */
+export function splitCommand(line: string): string[] {
+  const words: string[] = [];
+  let word = '';
+  let quote: '"' | "'" | null = null;
+  let started = false;
+  for (const ch of line) {
+    if (quote) {
+      if (ch === quote) {
+        quote = null;
+      } else {
+        word += ch;
+      }
+    } else if (ch === '"' || ch === "'") {
+      quote = ch;
+      started = true;
+    } else if (/\s/.test(ch)) {
+      if (started || word) {
+        words.push(word);
+      }
+      word = '';
+      started = false;
+    } else {
+      word += ch;
+    }
+  }
+  if (started || word) {
+    words.push(word);
+  }
+  return words;
+}
+
+function wholeNumber(text: string, min: number): number | null {
+  const trimmed = text.trim();
+  if (!/^\d+$/.test(trimmed)) {
+    return null;
+  }
+  const n = Number(trimmed);
+  return n >= min ? n : null;
+}
+
+const isRay = (kind: JobKind): boolean =>
+  kind === 'ray-job' || kind === 'ray-cluster';
+
+/**
+ * Build the request from the form. Obvious mistakes are caught here, per
+ * input; the server has the last word (its 400 goes through mapFieldErrors).
+ */
+export function buildRequest(
+  form: ILaunchForm,
+  clientRequestId?: string
+): { request: JobRequest | null; errors: FieldErrors } {
+  const errors: FieldErrors = {};
+  const minWorkers = isRay(form.kind) ? 0 : 1;
+  const workers = wholeNumber(form.workers, minWorkers);
+  if (workers === null) {
+    errors.workers = `Workers: a whole number, at least ${minWorkers}.`;
+  }
+  const request: JobRequest = {
+    kind: form.kind,
+    workers: workers ?? minWorkers
+  } as JobRequest;
+  const name = form.name.trim();
+  if (name) {
+    if (!/^[a-z]([-a-z0-9]*[a-z0-9])?$/.test(name) || name.length > 63) {
+      errors.name =
+        'Name: lower-case letters, digits and "-", starting with a letter (at most 63).';
+    }
+    request.name = name;
+  }
+  if (form.image.trim()) {
+    request.image = form.image.trim();
+  }
+  if (form.kind !== 'ray-cluster') {
+    if (form.mode === 'script') {
+      if (form.script.trim()) {
+        request.script = {
+          text: form.script,
+          filename: 'main.py',
+          interpreter: null,
+          args: []
+        };
+      }
+    } else if (form.command.trim()) {
+      if (form.kind === 'ray-job') {
+        request.entrypoint = form.command.trim();
+      } else {
+        request.command = splitCommand(form.command);
+      }
+    }
+  }
+  if (form.resources === 'accelerator') {
+    const count = wholeNumber(form.acceleratorCount, 1);
+    if (count === null) {
+      errors.acceleratorCount = 'Count: a whole number, at least 1.';
+    }
+    if (!form.acceleratorType.trim()) {
+      errors.acceleratorType = 'Choose an accelerator type.';
+    }
+    request.accelerators = {
+      resource: form.acceleratorType.trim(),
+      count: count ?? 1
+    };
+  } else if (form.resources === 'profile') {
+    if (!form.profile) {
+      errors.profile = 'Choose a hardware profile.';
+    }
+    request.hardware_profile = form.profile || null;
+  }
+  if (form.queue.trim()) {
+    request.queue = form.queue.trim();
+  }
+  if (form.priority.trim()) {
+    request.priority_class = form.priority.trim();
+  }
+  if (clientRequestId) {
+    request.client_request_id = clientRequestId;
+  }
+  return { request: Object.keys(errors).length ? null : request, errors };
+}
+
+/** Server field paths (JobRequest, dotted) -> the form input showing them. */
+export function fieldForPath(
+  path: string | null | undefined
+): FormField | '_form' {
+  if (!path) {
+    return '_form';
+  }
+  const head = path.split('.')[0];
+  switch (head) {
+    case 'kind':
+    case 'name':
+    case 'image':
+    case 'workers':
+    case 'queue':
+      return head;
+    case 'command':
+    case 'entrypoint':
+      return 'command';
+    case 'script':
+      return 'script';
+    case 'accelerators':
+      return path.endsWith('count') ? 'acceleratorCount' : 'acceleratorType';
+    case 'hardware_profile':
+      return 'profile';
+    case 'priority_class':
+      return 'priority';
+    default:
+      return '_form';
+  }
+}
+
+/**
+ * An error of POST fit / jobs as messages per input: every `errors[]` entry
+ * under its input, the first one per input kept; the sentence otherwise.
+ */
+export function mapFieldErrors(error: unknown): FieldErrors {
+  const out: FieldErrors = {};
+  if (error instanceof AccelAPIError) {
+    const list = error.body.errors ?? [];
+    for (const e of list) {
+      const field = fieldForPath(e.field);
+      out[field] ??= e.message;
+    }
+    if (list.length === 0) {
+      out[fieldForPath(error.field)] = error.message;
+    }
+    return out;
+  }
+  out._form = error instanceof Error ? error.message : String(error);
+  return out;
+}
+
+/** A fresh idempotency key (the server's QueueName pattern: [a-z0-9-]). */
+export function newClientRequestId(): string {
+  const random = Math.random().toString(36).slice(2, 10);
+  return `ui-${Date.now().toString(36)}-${random}`;
+}
+
+export type FitState =
+  | { kind: 'idle' }
+  | { kind: 'checking' }
+  | { kind: 'done'; fit: FitResponse }
+  | { kind: 'invalid'; errors: FieldErrors }
+  | { kind: 'error'; message: string };
+
+/**
+ * Debounced fit check: `schedule(request)` waits `delay` ms of quiet, aborts
+ * the check still running and reports only the latest answer.
+ */
+export class FitChecker {
+  constructor(
+    private readonly _post: (
+      request: JobRequest,
+      signal: AbortSignal
+    ) => Promise<FitResponse>,
+    private readonly _onState: (state: FitState) => void,
+    private readonly _delay = 400
+  ) {}
+
+  schedule(request: JobRequest | null): void {
+    this.cancel();
+    if (!request) {
+      this._onState({ kind: 'idle' });
+      return;
+    }
+    this._timer = setTimeout(() => {
+      this._timer = null;
+      void this._run(request);
+    }, this._delay);
+  }
+
+  cancel(): void {
+    if (this._timer !== null) {
+      clearTimeout(this._timer);
+      this._timer = null;
+    }
+    this._abort?.abort();
+    this._abort = null;
+  }
+
+  private async _run(request: JobRequest): Promise<void> {
+    const abort = new AbortController();
+    this._abort = abort;
+    const seq = ++this._seq;
+    this._onState({ kind: 'checking' });
+    try {
+      const fit = await this._post(request, abort.signal);
+      if (seq === this._seq && !abort.signal.aborted) {
+        this._onState({ kind: 'done', fit });
+      }
+    } catch (error) {
+      if (seq !== this._seq || abort.signal.aborted) {
+        return;
+      }
+      if (error instanceof AccelAPIError && error.status === 400) {
+        this._onState({ kind: 'invalid', errors: mapFieldErrors(error) });
+      } else {
+        this._onState({
+          kind: 'error',
+          message: error instanceof Error ? error.message : String(error)
+        });
+      }
+    }
+  }
+
+  private _timer: ReturnType<typeof setTimeout> | null = null;
+  private _abort: AbortController | null = null;
+  private _seq = 0;
+}

@@ -1,0 +1,240 @@
+/**
+ * Pure presentation of cluster data: status colours, quota and usage bars,
+ * ages and quantities. Kept apart from React so the wording is unit-tested.
+ */
+import type {
+  AcceleratorModelSummary,
+  AcceleratorOnNode,
+  JobKind,
+  JobStatus,
+  JobView,
+  ResourceQuota
+} from './api';
+
+/** `tone` picks the colour (CSS class jp-accel-tone-*). */
+export type StatusTone = 'ok' | 'warn' | 'error' | 'neutral' | 'info';
+
+export const STATUS_TONES: Record<JobStatus, StatusTone> = {
+  Queued: 'warn',
+  Admitted: 'info',
+  Starting: 'info',
+  Running: 'info',
+  Succeeded: 'ok',
+  Failed: 'error',
+  Suspended: 'neutral',
+  Deleting: 'neutral'
+};
+
+export function statusTone(status: JobStatus): StatusTone {
+  return STATUS_TONES[status] ?? 'neutral';
+}
+
+/** Whether a job has ended; finished jobs cannot be suspended. */
+export function isFinished(status: JobStatus): boolean {
+  return status === 'Succeeded' || status === 'Failed';
+}
+
+export const KIND_LABELS: Record<JobKind, string> = {
+  'ray-cluster': 'Ray cluster',
+  'ray-job': 'Ray job',
+  pytorch: 'PyTorchJob',
+  trainjob: 'TrainJob'
+};
+
+/** One sentence for the status line: the server's reason, or a default. */
+export function reasonSentence(
+  job: Pick<JobView, 'status' | 'reason'>
+): string {
+  if (job.reason) {
+    return job.reason;
+  }
+  switch (job.status) {
+    case 'Queued':
+      return 'Waiting in the queue for quota.';
+    case 'Admitted':
+      return 'Admitted: quota reserved, pods being created.';
+    case 'Starting':
+      return 'Pods are starting.';
+    case 'Running':
+      return 'Running.';
+    case 'Succeeded':
+      return 'Finished successfully.';
+    case 'Failed':
+      return 'Failed.';
+    case 'Suspended':
+      return 'Suspended: holds no quota until resumed.';
+    case 'Deleting':
+      return 'Being deleted.';
+  }
+}
+
+/** "Queued, position 3" style suffix; null when the job is not queued. */
+export function queuePosition(
+  job: Pick<JobView, 'status' | 'position'>
+): string | null {
+  if (job.status !== 'Queued' || job.position === null) {
+    return null;
+  }
+  return `#${job.position + 1} in queue`;
+}
+
+/** Age of an ISO timestamp, coarse: 42s, 5m, 3h, 2d. */
+export function formatAge(iso: string | null | undefined, now: number): string {
+  if (!iso) {
+    return '';
+  }
+  const then = Date.parse(iso);
+  if (Number.isNaN(then)) {
+    return '';
+  }
+  const seconds = Math.max(0, Math.floor((now - then) / 1000));
+  if (seconds < 60) {
+    return `${seconds}s`;
+  }
+  if (seconds < 3600) {
+    return `${Math.floor(seconds / 60)}m`;
+  }
+  if (seconds < 86400) {
+    return `${Math.floor(seconds / 3600)}h`;
+  }
+  return `${Math.floor(seconds / 86400)}d`;
+}
+
+/** Device memory: 81559 MiB -> "80 GiB"; under a GiB in MiB. */
+export function formatMemoryMiB(mib: number | null | undefined): string {
+  if (mib === null || mib === undefined) {
+    return '';
+  }
+  if (mib < 1024) {
+    return `${mib} MiB`;
+  }
+  const gib = mib / 1024;
+  return `${gib >= 10 ? Math.round(gib) : Math.round(gib * 10) / 10} GiB`;
+}
+
+function trim(n: number): string {
+  return String(Math.round(n * 100) / 100);
+}
+
+/**
+ * A quota amount in its resource's unit: memory is bytes (shown in GiB),
+ * cpu cores, everything else a device count.
+ */
+export function formatAmount(resource: string, value: number): string {
+  if (resource === 'memory' || resource.endsWith('memory')) {
+    return `${trim(value / 1024 ** 3)} GiB`;
+  }
+  return trim(value);
+}
+
+/** "2× nvidia.com/gpu, 1× amd.com/gpu"; "none" for none. */
+export function acceleratorsText(
+  accelerators: Record<string, number> | undefined
+): string {
+  const entries = Object.entries(accelerators ?? {}).filter(([, n]) => n > 0);
+  if (entries.length === 0) {
+    return 'none';
+  }
+  return entries.map(([resource, n]) => `${n}× ${resource}`).join(', ');
+}
+
+/** One coloured stretch of a bar; widths are percentages of the bar. */
+export interface ISegment {
+  kind: 'used' | 'reserved' | 'free' | 'borrowable' | 'unknown';
+  percent: number;
+}
+
+export interface IBar {
+  segments: ISegment[];
+  /** Where nominal quota ends, in percent (null: no marker). */
+  nominalAt: number | null;
+  /** The sentence screen readers and the tooltip get. */
+  label: string;
+  /** Used beyond nominal quota: borrowing. */
+  borrowing: boolean;
+}
+
+function pct(part: number, whole: number): number {
+  if (whole <= 0) {
+    return 0;
+  }
+  return Math.round(Math.min(100, Math.max(0, (part / whole) * 100)) * 10) / 10;
+}
+
+/**
+ * A ClusterQueue resource as a bar: used (admitted), reserved on top, free
+ * up to nominal, then what may be borrowed from the cohort.
+ */
+export function quotaBar(q: ResourceQuota): IBar {
+  const nominal = q.nominal ?? 0;
+  const used = q.usage ?? 0;
+  const reserved = Math.max(used, q.reserved ?? used);
+  const borrowable = q.borrowable ?? 0;
+  const scale = Math.max(nominal + borrowable, reserved, 1e-9);
+  const freeNominal = Math.max(0, nominal - reserved);
+  const borrowRoom = Math.max(
+    0,
+    nominal + borrowable - Math.max(reserved, nominal)
+  );
+  const segments: ISegment[] = [
+    { kind: 'used', percent: pct(used, scale) },
+    { kind: 'reserved', percent: pct(reserved - used, scale) },
+    { kind: 'free', percent: pct(freeNominal, scale) },
+    { kind: 'borrowable', percent: pct(borrowRoom, scale) }
+  ].filter((s): s is ISegment => s.percent > 0);
+  const f = (n: number): string => formatAmount(q.resource, n);
+  const parts = [`${f(used)} used`];
+  if (reserved > used) {
+    parts.push(`${f(reserved - used)} reserved`);
+  }
+  let label = `${q.resource}: ${parts.join(', ')} of ${f(nominal)} nominal`;
+  if (borrowable > 0) {
+    label += `, ${f(borrowable)} borrowable`;
+  }
+  return {
+    segments,
+    nominalAt: borrowable > 0 ? pct(nominal, scale) : null,
+    label,
+    borrowing: reserved > nominal
+  };
+}
+
+/**
+ * Devices of one model or node: used vs free of allocatable. `free` is null
+ * when pods are not visible to the account: then the bar says "unknown".
+ */
+export function deviceBar(
+  d: Pick<
+    AcceleratorOnNode | AcceleratorModelSummary,
+    'allocatable' | 'free' | 'allocated'
+  >
+): IBar {
+  const total = d.allocatable;
+  if (d.free === null || d.free === undefined) {
+    return {
+      segments: total > 0 ? [{ kind: 'unknown', percent: 100 }] : [],
+      nominalAt: null,
+      label: `${total} allocatable, free unknown`,
+      borrowing: false
+    };
+  }
+  const used = Math.max(0, total - d.free);
+  return {
+    segments: [
+      { kind: 'used' as const, percent: pct(used, total) },
+      { kind: 'free' as const, percent: pct(d.free, total) }
+    ].filter(s => s.percent > 0),
+    nominalAt: null,
+    label: `${used} used, ${d.free} free of ${total}`,
+    borrowing: false
+  };
+}
+
+/** "6 free / 16 allocatable" or "16 allocatable" when free is unknown. */
+export function freeText(
+  d: Pick<AcceleratorModelSummary, 'allocatable' | 'free'>
+): string {
+  return d.free === null || d.free === undefined
+    ? `${d.allocatable} allocatable`
+    : `${d.free} free / ${d.allocatable} allocatable`;
+}

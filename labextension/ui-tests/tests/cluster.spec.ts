@@ -1,0 +1,219 @@
+/**
+ * The sidebar against the real devcluster (JA_UI_CLUSTER=1, identity
+ * queue-viewer, namespace team-a): seeded GPUs, queues, a job launched,
+ * watched to Succeeded, its detail and logs opened, then deleted.
+ */
+import { expect, IJupyterLabPageFixture, test } from '@jupyterlab/galata';
+import { Locator } from '@playwright/test';
+import * as path from 'path';
+
+const PANEL_ID = 'jupyter-accel-panel';
+const SCREENSHOTS =
+  process.env.ACCEL_SCREENSHOT_DIR ||
+  path.resolve(__dirname, '..', '..', '..', 'test-output', 'screenshots');
+
+test.use({ viewport: { width: 1400, height: 1000 } });
+test.describe.configure({ mode: 'serial' });
+
+async function openPanel(page: IJupyterLabPageFixture): Promise<Locator> {
+  await page.sidebar.openTab(PANEL_ID);
+  const panel = page.locator(`#${PANEL_ID}`);
+  await expect(
+    panel.getByRole('status', { name: 'Connection state' })
+  ).toHaveAttribute('data-state', 'connected');
+  // The sidebar is narrow by default; widen it for readable screenshots.
+  await page.evaluate(() => {
+    const left = document.querySelector<HTMLElement>('#jp-left-stack');
+    if (left) {
+      left.style.minWidth = '380px';
+    }
+    window.dispatchEvent(new Event('resize'));
+  });
+  return panel;
+}
+
+function section(panel: Locator, name: string): Locator {
+  return panel.locator(`section.jp-accel-collapsible[aria-label="${name}"]`);
+}
+
+async function shoot(
+  page: IJupyterLabPageFixture,
+  name: string,
+  target?: Locator
+): Promise<void> {
+  for (const theme of ['light', 'dark'] as const) {
+    if (theme === 'dark') {
+      await page.theme.setDarkTheme();
+    } else {
+      await page.theme.setLightTheme();
+    }
+    const file = path.join(SCREENSHOTS, `${name}-${theme}.png`);
+    if (target) {
+      await target.screenshot({ path: file });
+    } else {
+      await page.screenshot({ path: file });
+    }
+  }
+  await page.theme.setLightTheme();
+}
+
+test('shows the seeded GPUs, profiles and queue quota', async ({ page }) => {
+  const panel = await openPanel(page);
+  const accel = section(panel, 'Accelerators');
+  const h100 = accel.locator('[data-model="NVIDIA-H100-80GB-HBM3"]');
+  await expect(h100).toContainText('NVIDIA-H100-80GB-HBM3');
+  await expect(h100).toContainText('80 GiB');
+  await expect(h100).toContainText('2 nodes');
+  await expect(h100).toContainText('16');
+  await h100.getByRole('button', { expanded: false }).click();
+  const nodes = h100.getByRole('list', { name: /Nodes with/ });
+  await expect(nodes).toContainText('gpu-h100-0');
+  await expect(nodes).toContainText('gpu-h100-1');
+  await expect(accel.getByLabel('Hardware profiles')).toContainText(
+    'NVIDIA H100 (queued)'
+  );
+  await shoot(page, 'accelerators');
+
+  const queues = section(panel, 'Queues');
+  const def = queues.locator('[data-queue="default"]');
+  await expect(def).toContainText('team-a-cq');
+  await expect(def).toContainText('default');
+  const gpuBar = def
+    .locator('[data-flavor="nvidia-h100-80gb"]')
+    .getByRole('img', { name: /nvidia\.com\/gpu: .* of 8 nominal/ });
+  await expect(gpuBar).toBeVisible();
+  await accel.getByRole('button', { name: 'Accelerators' }).click();
+  await shoot(page, 'queues');
+});
+
+test('launches a job, watches it succeed, opens its logs and deletes it', async ({
+  page
+}) => {
+  test.setTimeout(180_000);
+  const panel = await openPanel(page);
+  const jobsUrl = '/accel/v1/jobs?scope=namespace';
+  const countJobs = async (): Promise<number> =>
+    (await (await page.request.get(jobsUrl)).json()).jobs.length;
+  const before = await countJobs();
+
+  // The palette command opens the launch section and focuses the form.
+  await page.keyboard.press('Control+Shift+C');
+  const palette = page.locator('#command-palette');
+  await palette
+    .locator('.lm-CommandPalette-input')
+    .fill('Accelerators: Launch job');
+  await palette
+    .locator('.lm-CommandPalette-item', { hasText: 'Accelerators: Launch job' })
+    .click();
+  const form = panel.getByRole('form', { name: 'Launch a job' });
+  await expect(form).toBeVisible();
+  await section(panel, 'Accelerators')
+    .getByRole('button', { name: 'Accelerators' })
+    .click();
+  await section(panel, 'Queues')
+    .getByRole('button', { name: 'Queues' })
+    .click();
+
+  // Inline validation, the server's 400 under its input, then a live verdict from POST fit.
+  const fit = form.getByRole('status', { name: 'Fit check' });
+  await expect(fit).toHaveAttribute('data-verdict', 'invalid');
+  await expect(form.locator('[data-field="command"]')).toContainText('command');
+  await form
+    .getByRole('textbox', { name: 'Command' })
+    .fill('echo hello from the sidebar');
+  const count = form.getByLabel('Count per worker');
+  await count.fill('0');
+  await expect(form.locator('[data-field="acceleratorCount"]')).toContainText(
+    'at least 1'
+  );
+  await expect(count).toHaveAttribute('aria-invalid', 'true');
+  await count.fill('64');
+  await expect(fit).toHaveAttribute('data-verdict', 'never_fits');
+  await count.fill('1');
+  await expect(fit).toHaveAttribute('data-verdict', 'fits_now');
+  await expect(fit).toContainText('Fits now');
+  await shoot(page, 'launch');
+
+  // A double click creates one job (client_request_id).
+  await form.getByRole('button', { name: 'Launch' }).dblclick();
+  const launched = form.getByRole('status').filter({ hasText: 'Launched' });
+  await expect(launched).toBeVisible();
+  const name = ((await launched.textContent()) ?? '')
+    .replace('Launched', '')
+    .replace('.', '')
+    .trim();
+  expect(name).not.toBe('');
+  await expect.poll(countJobs).toBe(before + 1);
+
+  const row = section(panel, 'My jobs').locator(`[data-job="${name}"]`);
+  await expect(row).toBeVisible();
+  await expect(row).toHaveAttribute(
+    'data-status',
+    /Queued|Admitted|Starting|Running|Succeeded/
+  );
+  await panel.getByRole('button', { name: 'Launch', expanded: true }).click();
+  await shoot(page, 'jobs');
+  // Live updates (the push stream) bring it to Succeeded, with a notification.
+  await expect(row).toHaveAttribute('data-status', 'Succeeded', {
+    timeout: 90_000
+  });
+  await expect(row.locator('.jp-accel-status-badge')).toHaveClass(
+    /jp-accel-tone-ok/
+  );
+  await expect(
+    page.locator('.Toastify__toast', { hasText: `${name} finished` })
+  ).toBeVisible({ timeout: 15_000 });
+
+  // Job detail: status, pods, timeline, logs.
+  await row.getByRole('button', { name: 'Details' }).click();
+  const tab = page.locator(`#jp-accel-job-pytorch-${name}`);
+  await expect(tab).toBeVisible();
+  await expect(tab.getByRole('status', { name: 'Job status' })).toHaveAttribute(
+    'data-status',
+    'Succeeded'
+  );
+  await expect(tab.getByRole('region', { name: 'Pods' })).toContainText(
+    `${name}-master-0`
+  );
+  await expect(tab.getByRole('region', { name: 'Timeline' })).toContainText(
+    'Admitted'
+  );
+  const logs = tab.getByRole('region', { name: 'Logs' });
+  // A finished job's log is read once (no follow); then only its last 2 lines.
+  const output = logs.getByLabel('Log output');
+  const logState = logs.getByLabel('Log state');
+  await expect(logState).toHaveAttribute('data-state', 'ended', {
+    timeout: 30_000
+  });
+  await expect(
+    logs.getByRole('checkbox', { name: 'Follow' })
+  ).not.toBeChecked();
+  await expect(output).not.toBeEmpty();
+  const tail = logs.getByRole('spinbutton', { name: 'Tail' });
+  await tail.fill('2');
+  await tail.press('Enter');
+  await expect(logState).toHaveAttribute('data-state', 'ended');
+  await expect
+    .poll(
+      async () => ((await output.textContent()) ?? '').trim().split('\n').length
+    )
+    .toBeLessThanOrEqual(2);
+  await expect(output).not.toBeEmpty();
+  await shoot(page, 'job-detail');
+
+  // Delete, with confirmation.
+  await row.getByRole('button', { name: `Delete ${name}` }).click();
+  const dialog = page.locator('.jp-Dialog');
+  await expect(dialog).toContainText(`Delete ${name}?`);
+  await dialog.getByRole('button', { name: 'Delete' }).click();
+  await expect(row).toHaveCount(0);
+  await expect
+    .poll(
+      async () =>
+        (await page.request.get(`/accel/v1/jobs/pytorch/${name}`)).status(),
+      {
+        timeout: 30_000
+      }
+    )
+    .toBe(404);
+});
