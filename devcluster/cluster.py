@@ -268,8 +268,10 @@ class Cluster:
         knows their command lines."""
         proc = self.procs.get(name)
         if proc is None:
-            raise RuntimeError(f"{name}: this Cluster object did not start it (attached to {self.run}); "
-                               "restart needs the owning process")
+            raise RuntimeError(
+                f"{name}: this Cluster object did not start it (attached to {self.run}); "
+                "restart needs the owning process"
+            )
         stop_together([self.recorded[name]])
         time.sleep(down_for)
         self.recorded[name] = proc.start()

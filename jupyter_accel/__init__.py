@@ -14,9 +14,7 @@ except ImportError:  # running from a source tree that was never built
     import json
     from pathlib import Path
 
-    __version__ = json.loads((Path(__file__).parent.parent / "labextension" / "package.json").read_text())[
-        "version"
-    ]
+    __version__ = json.loads((Path(__file__).parent.parent / "labextension" / "package.json").read_text())["version"]
 
 
 def _jupyter_labextension_paths() -> list[dict[str, str]]:

@@ -26,9 +26,9 @@ class AccelApp(ExtensionApp):
     load_other_extensions = True
     classes = [AccelConfig]
 
-    workbench = Unicode(
-        "", help="Name of the workbench the server runs in (default: derived from $NB_PREFIX)."
-    ).tag(config=True)
+    workbench = Unicode("", help="Name of the workbench the server runs in (default: derived from $NB_PREFIX).").tag(
+        config=True
+    )
 
     def initialize_settings(self) -> None:
         from .cluster.session import ClusterSession
@@ -72,9 +72,13 @@ class AccelApp(ExtensionApp):
 
         if self.session.api_client is None or self.session.namespace is None:
             return
-        self.hub = Hub(self.session.api_client, self.session.namespace, self._notify,
-                       profiles_namespace=self.accel_config.profiles_namespace or None,
-                       request_timeout=self.accel_config.request_timeout)
+        self.hub = Hub(
+            self.session.api_client,
+            self.session.namespace,
+            self._notify,
+            profiles_namespace=self.accel_config.profiles_namespace or None,
+            request_timeout=self.accel_config.request_timeout,
+        )
         self.hub.start()
 
     def workbench_prefix(self) -> str | None:

@@ -18,15 +18,13 @@ class AccelConfig(Configurable):
         "or auto (in-cluster when running in a pod, else the kubeconfig when one exists).",
     ).tag(config=True)
 
-    kubeconfig = Unicode(
-        "", help="Path of the kubeconfig to use (default: $KUBECONFIG, then ~/.kube/config)."
-    ).tag(config=True)
+    kubeconfig = Unicode("", help="Path of the kubeconfig to use (default: $KUBECONFIG, then ~/.kube/config).").tag(
+        config=True
+    )
 
     api_server = Unicode("", help="API server URL for identity=token.").tag(config=True)
     ca_file = Unicode("", help="CA bundle for identity=token.").tag(config=True)
-    token = Unicode("", help="Bearer token for identity=token; kept in memory only, never logged.").tag(
-        config=True
-    )
+    token = Unicode("", help="Bearer token for identity=token; kept in memory only, never logged.").tag(config=True)
 
     namespace = Unicode(
         "",
@@ -58,8 +56,12 @@ class AccelConfig(Configurable):
     ).tag(config=True)
 
     default_images = Dict(
-        {"ray-cluster": "rayproject/ray:2.41.0", "ray-job": "rayproject/ray:2.41.0",
-         "pytorch": "pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime", "trainjob": "pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime"},
+        {
+            "ray-cluster": "rayproject/ray:2.41.0",
+            "ray-job": "rayproject/ray:2.41.0",
+            "pytorch": "pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime",
+            "trainjob": "pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime",
+        },
         help="Default container image per job kind, used when a request names none.",
     ).tag(config=True)
 
@@ -67,9 +69,7 @@ class AccelConfig(Configurable):
 
     request_timeout = Float(10.0, help="Timeout in seconds of one Kubernetes call.").tag(config=True)
 
-    push_debounce = Float(0.5, help="Seconds to gather cache changes before pushing them to browsers.").tag(
-        config=True
-    )
+    push_debounce = Float(0.5, help="Seconds to gather cache changes before pushing them to browsers.").tag(config=True)
 
     @default("namespace")
     def _namespace_default(self) -> str:

@@ -43,19 +43,28 @@ def build() -> dict[str, Any]:
         for verb, ep in sorted(h.endpoints.items()):
             op: dict[str, Any] = {"summary": ep.summary, "operationId": f"{verb}_{h.__name__}"}
             parameters = [{"name": p, "in": "path", "required": True, "schema": {"type": "string"}} for p in params]
-            parameters += [{"name": q, "in": "query", "required": False, "description": d, "schema": {"type": "string"}}
-                           for q, d in sorted(ep.query.items())]
+            parameters += [
+                {"name": q, "in": "query", "required": False, "description": d, "schema": {"type": "string"}}
+                for q, d in sorted(ep.query.items())
+            ]
             if parameters:
                 op["parameters"] = parameters
             if ep.request is not None:
-                op["requestBody"] = {"required": True, "content": {
-                    "application/json": {"schema": {"$ref": REF.format(model=ep.request.__name__)}}}}
+                op["requestBody"] = {
+                    "required": True,
+                    "content": {"application/json": {"schema": {"$ref": REF.format(model=ep.request.__name__)}}},
+                }
             responses: dict[str, Any] = {}
             if ep.streaming:
-                responses[str(ep.status)] = {"description": "stream", "content": {ep.streaming: {"schema": {"type": "string"}}}}
+                responses[str(ep.status)] = {
+                    "description": "stream",
+                    "content": {ep.streaming: {"schema": {"type": "string"}}},
+                }
             elif ep.response is not None:
-                responses[str(ep.status)] = {"description": "OK", "content": {
-                    "application/json": {"schema": {"$ref": REF.format(model=ep.response.__name__)}}}}
+                responses[str(ep.status)] = {
+                    "description": "OK",
+                    "content": {"application/json": {"schema": {"$ref": REF.format(model=ep.response.__name__)}}},
+                }
             else:
                 responses[str(ep.status)] = {"description": "OK"}
             for code in sorted({*ep.errors, 401, 403}):

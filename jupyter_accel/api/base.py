@@ -37,8 +37,15 @@ class Endpoint:
 class ApiError(web.HTTPError):
     """An error whose JSON body is an ErrorResponse."""
 
-    def __init__(self, status: int, message: str, *, reason: str | None = None, field: str | None = None,
-                 errors: list[FieldError] | None = None):
+    def __init__(
+        self,
+        status: int,
+        message: str,
+        *,
+        reason: str | None = None,
+        field: str | None = None,
+        errors: list[FieldError] | None = None,
+    ):
         super().__init__(status, log_message=None)
         self.body = ErrorResponse(message=message, reason=reason, field=field, errors=errors or [])
 
@@ -64,8 +71,9 @@ class AccelHandler(APIHandler):
             conn = self.accel.session.connection
             raise ApiError(503, f"Kubernetes is not connected: {conn.message}", reason="Not connected")
         if hub.discovery_error is not None and not hub.informers:
-            raise ApiError(503, f"The Kubernetes API server cannot be reached: {hub.discovery_error}",
-                           reason="Not connected")
+            raise ApiError(
+                503, f"The Kubernetes API server cannot be reached: {hub.discovery_error}", reason="Not connected"
+            )
         return hub
 
     async def synced_hub(self, timeout: float = 10.0) -> Hub:
@@ -104,8 +112,9 @@ class AccelHandler(APIHandler):
         elif isinstance(exc, web.HTTPError):
             body = ErrorResponse(message=exc.log_message or self._reason, reason=exc.reason or self._reason)
         else:
-            body = ErrorResponse(message="The server extension hit an unexpected error; see the server log.",
-                                 reason="Internal error")
+            body = ErrorResponse(
+                message="The server extension hit an unexpected error; see the server log.", reason="Internal error"
+            )
         self.set_header("Content-Type", "application/json")
         self.finish(body.model_dump_json())
 
@@ -118,5 +127,6 @@ def validation_error(exc: ValidationError) -> ApiError:
         errors.append(FieldError(field=loc, message=err["msg"]))
     first = errors[0]
     more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-    return ApiError(400, f"{first.field}: {first.message}{more}", reason="Invalid request",
-                    field=first.field, errors=errors)
+    return ApiError(
+        400, f"{first.field}: {first.message}{more}", reason="Invalid request", field=first.field, errors=errors
+    )

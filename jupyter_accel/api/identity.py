@@ -11,8 +11,9 @@ from .base import AccelHandler, ApiError, Endpoint
 class TokenHandler(AccelHandler):
     path = "identity/token"
     endpoints = {
-        "put": Endpoint("Use this bearer token for every Kubernetes call", request=TokenRequest, response=Connection,
-                        errors=(400,)),
+        "put": Endpoint(
+            "Use this bearer token for every Kubernetes call", request=TokenRequest, response=Connection, errors=(400,)
+        ),
         "delete": Endpoint("Forget the runtime token; go back to the configured identity", response=Connection),
     }
 

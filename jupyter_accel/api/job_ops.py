@@ -138,8 +138,9 @@ class JobOps:
                 message=e.get("message"),
                 object=f"{e['involvedObject'].get('kind')}/{e['involvedObject'].get('name')}",
                 count=e.get("count") or 1,
-                last_seen=e.get("lastTimestamp") or e.get("eventTime") or (e.get("metadata") or {}).get(
-                    "creationTimestamp"),
+                last_seen=e.get("lastTimestamp")
+                or e.get("eventTime")
+                or (e.get("metadata") or {}).get("creationTimestamp"),
             )
             for e in self.hub.items("events")
             if (((e.get("involvedObject") or {}).get("kind"), (e.get("involvedObject") or {}).get("name")) in about)
@@ -170,14 +171,20 @@ class JobOps:
             if err:
                 errors.append(err)
         default_image = self.app.accel_config.default_images.get(request.kind.value)
-        errors += validate_job_request(request, known_accelerators=known, profile=profile_dict,
-                                       default_image=default_image)
+        errors += validate_job_request(
+            request, known_accelerators=known, profile=profile_dict, default_image=default_image
+        )
         queue = default_queue_name(self.hub.items("localqueues")) if self.hub.readable("localqueues") else None
         if request.queue and self.hub.readable("localqueues"):
             names = sorted(q["metadata"]["name"] for q in self.hub.items("localqueues"))
             if request.queue not in names:
-                errors.append(FieldError(field="queue", message=f"no LocalQueue {request.queue!r} in "
-                                         f"{self.namespace}; allowed: {', '.join(names) or 'none'}"))
+                errors.append(
+                    FieldError(
+                        field="queue",
+                        message=f"no LocalQueue {request.queue!r} in "
+                        f"{self.namespace}; allowed: {', '.join(names) or 'none'}",
+                    )
+                )
         if errors:
             raise _invalid(errors)
         ctx = BuildContext(
@@ -195,13 +202,15 @@ class JobOps:
             raise ApiError(400, str(exc), reason="Invalid request") from None
 
     def _profile(self, request: JobRequest) -> tuple[dict[str, Any] | None, FieldError | None]:
-        profiles = list_profiles(self.hub.items("hardwareprofiles"), self.hub.items("acceleratorprofiles"),
-                                 registry=self.app.registry)
+        profiles = list_profiles(
+            self.hub.items("hardwareprofiles"), self.hub.items("acceleratorprofiles"), registry=self.app.registry
+        )
         match = next((p for p in profiles if p.name == request.hardware_profile), None)
         if match is None:
             names = ", ".join(p.name for p in profiles) or "none"
-            return None, FieldError(field="hardware_profile",
-                                    message=f"no hardware profile {request.hardware_profile!r}; allowed: {names}")
+            return None, FieldError(
+                field="hardware_profile", message=f"no hardware profile {request.hardware_profile!r}; allowed: {names}"
+            )
         count = request.accelerators.count if request.accelerators else None
         try:
             return dataclasses.asdict(apply_profile(match, accelerator_count=count)), None
@@ -272,14 +281,20 @@ class JobOps:
         from ..cluster import rest
 
         ref = Ref(info.group, self.hub.version(info.group) or "", info.plural, self.namespace, "")
-        found = rest.request(self.hub.api, "GET", ref.path(with_name=False), timeout=self.timeout,
-                             query={"labelSelector": f"{L.REQUEST_ID}={request.client_request_id}"})
+        found = rest.request(
+            self.hub.api,
+            "GET",
+            ref.path(with_name=False),
+            timeout=self.timeout,
+            query={"labelSelector": f"{L.REQUEST_ID}={request.client_request_id}"},
+        )
         items = found.get("items") or []
         return {"apiVersion": ref.group + "/" + ref.version, "kind": info.kind, **items[0]} if items else None
 
     def _fresh_view(self, obj: dict[str, Any]) -> JobView:
-        return self._view(obj, self._positions(), self.hub.items("workloads"), self.hub.items("pods"),
-                          self.known_accelerators())
+        return self._view(
+            obj, self._positions(), self.hub.items("workloads"), self.hub.items("pods"), self.known_accelerators()
+        )
 
     def delete(self, kind: JobKind, name: str) -> None:
         self._writable()
@@ -293,20 +308,30 @@ class JobOps:
         wl = find_workload_for_job(self.hub.items("workloads"), obj)
         done = False
         if wl is not None:
-            wl_ref = Ref("kueue.x-k8s.io", self.hub.version("kueue.x-k8s.io") or "", "workloads", self.namespace,
-                         wl["metadata"]["name"])
+            wl_ref = Ref(
+                "kueue.x-k8s.io",
+                self.hub.version("kueue.x-k8s.io") or "",
+                "workloads",
+                self.namespace,
+                wl["metadata"]["name"],
+            )
             try:
                 writes.merge_patch(self.hub.api, wl_ref, {"spec": {"active": not suspend}}, timeout=self.timeout)
                 done = True
             except WriteError as exc:
                 if exc.status == 403:  # Kueue reverts a suspend of the job itself, so there is no fallback
-                    raise ApiError(403, f"not visible to your account: {'suspending' if suspend else 'resuming'} "
-                                   f"a queued job is Kueue's stop / resume of its Workload, and your account may "
-                                   f"not patch Workloads in {self.namespace}.", reason="Forbidden") from None
+                    raise ApiError(
+                        403,
+                        f"not visible to your account: {'suspending' if suspend else 'resuming'} "
+                        f"a queued job is Kueue's stop / resume of its Workload, and your account may "
+                        f"not patch Workloads in {self.namespace}.",
+                        reason="Forbidden",
+                    ) from None
                 raise
         if not done:
             patch = {"pytorch": {"spec": {"runPolicy": {"suspend": suspend}}}}.get(
-                kind.value, {"spec": {"suspend": suspend}})
+                kind.value, {"spec": {"suspend": suspend}}
+            )
             writes.merge_patch(self.hub.api, self.ref(kind, name), patch, timeout=self.timeout)
         return self._fresh_view(self.cached(kind, name))
 
@@ -350,21 +375,36 @@ def _parse_time(text: str | None) -> datetime | None:
 
 def _invalid(errors: list[FieldError]) -> ApiError:
     more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-    return ApiError(400, f"{errors[0].field}: {errors[0].message}{more}", reason="Invalid request",
-                    field=errors[0].field, errors=errors)
+    return ApiError(
+        400,
+        f"{errors[0].field}: {errors[0].message}{more}",
+        reason="Invalid request",
+        field=errors[0].field,
+        errors=errors,
+    )
 
 
 def _from_write(exc: WriteError, obj: dict[str, Any]) -> ApiError:
     """The API server's refusal as our error: 409 for a name clash, 400 with fields for an invalid spec."""
     name = (obj.get("metadata") or {}).get("name")
     if exc.status == 409:
-        return ApiError(409, f"name: a {obj.get('kind')} named {name!r} already exists in this namespace; "
-                        "choose another name or delete the old one.", reason="Conflict", field="name")
+        return ApiError(
+            409,
+            f"name: a {obj.get('kind')} named {name!r} already exists in this namespace; "
+            "choose another name or delete the old one.",
+            reason="Conflict",
+            field="name",
+        )
     if exc.status in (400, 422):
         errors = [FieldError(field=c["field"] or "(object)", message=c["message"]) for c in exc.causes]
         errors = errors or [FieldError(field="(object)", message=exc.message)]
-        return ApiError(400, f"The API server refused the {obj.get('kind')}: {exc.message}",
-                        reason="Invalid request", field=errors[0].field, errors=errors)
+        return ApiError(
+            400,
+            f"The API server refused the {obj.get('kind')}: {exc.message}",
+            reason="Invalid request",
+            field=errors[0].field,
+            errors=errors,
+        )
     if exc.status == 403:
         return ApiError(403, f"not visible to your account: {exc.message}", reason="Forbidden")
     return ApiError(502, f"The API server answered {exc.status}: {exc.message}", reason="Kubernetes error")

@@ -47,10 +47,19 @@ class JobsBase(AccelHandler):
 class JobsHandler(JobsBase):
     path = "jobs"
     endpoints = {
-        "get": Endpoint("All jobs of the namespace, every kind, with unified status", response=JobsResponse,
-                        query={"scope": "mine | namespace (default namespace)"}, errors=(400, 503)),
-        "post": Endpoint("Submit a job (server-side dry run first)", request=JobRequest, response=SubmitResponse,
-                         status=201, errors=(400, 409, 503)),
+        "get": Endpoint(
+            "All jobs of the namespace, every kind, with unified status",
+            response=JobsResponse,
+            query={"scope": "mine | namespace (default namespace)"},
+            errors=(400, 503),
+        ),
+        "post": Endpoint(
+            "Submit a job (server-side dry run first)",
+            request=JobRequest,
+            response=SubmitResponse,
+            status=201,
+            errors=(400, 409, 503),
+        ),
     }
     _track_activity = False  # GET is polled; POST marks activity itself below
 
@@ -62,15 +71,21 @@ class JobsHandler(JobsBase):
     async def post(self) -> None:
         self._track_activity = True
         request = self.parse_body(JobRequest)
-        ops = (await self.ops())
+        ops = await self.ops()
         response, status = await self.blocking(ops.submit, request)
         self.send(response, status)
 
 
 class FitHandler(JobsBase):
     path = "fit"
-    endpoints = {"post": Endpoint("Would this job fit now, queue, or never fit? No side effects.",
-                                  request=JobRequest, response=FitResponse, errors=(400, 503))}
+    endpoints = {
+        "post": Endpoint(
+            "Would this job fit now, queue, or never fit? No side effects.",
+            request=JobRequest,
+            response=FitResponse,
+            errors=(400, 503),
+        )
+    }
 
     @web.authenticated
     async def post(self) -> None:
@@ -99,8 +114,7 @@ class JobHandler(JobsBase):
 
 class JobActionHandler(JobsBase):
     path = f"jobs/{KIND}/{NAME}/(?P<action>suspend|resume)"
-    endpoints = {"post": Endpoint("Suspend or resume (Kueue stop / resume)", response=JobView,
-                                  errors=(400, 404, 503))}
+    endpoints = {"post": Endpoint("Suspend or resume (Kueue stop / resume)", response=JobView, errors=(400, 404, 503))}
 
     @web.authenticated
     async def post(self, kind: str, name: str, action: str) -> None:
@@ -110,8 +124,14 @@ class JobActionHandler(JobsBase):
 
 class CleanupHandler(JobsBase):
     path = "jobs/cleanup"
-    endpoints = {"post": Endpoint("Delete finished jobs older than an age", request=CleanupRequest,
-                                  response=CleanupResponse, errors=(400, 503))}
+    endpoints = {
+        "post": Endpoint(
+            "Delete finished jobs older than an age",
+            request=CleanupRequest,
+            response=CleanupResponse,
+            errors=(400, 503),
+        )
+    }
 
     @web.authenticated
     async def post(self) -> None:
@@ -121,17 +141,25 @@ class CleanupHandler(JobsBase):
 
 class JobLogsHandler(JobsBase):
     path = f"jobs/{KIND}/{NAME}/logs"
-    endpoints = {"get": Endpoint(
-        "Logs of one pod of the job (default: the head / master), streamed; follow keeps the stream open",
-        streaming="text/plain", errors=(400, 404, 503),
-        query={"pod": "pod name (default: first pod)", "container": "container name",
-               "tail": "last N lines (default 1000)", "follow": "true to stream new lines"})}
+    endpoints = {
+        "get": Endpoint(
+            "Logs of one pod of the job (default: the head / master), streamed; follow keeps the stream open",
+            streaming="text/plain",
+            errors=(400, 404, 503),
+            query={
+                "pod": "pod name (default: first pod)",
+                "container": "container name",
+                "tail": "last N lines (default 1000)",
+                "follow": "true to stream new lines",
+            },
+        )
+    }
     _track_activity = False
     MAX_TAIL = 100_000
 
     @web.authenticated
     async def get(self, kind: str, name: str) -> None:
-        ops = (await self.ops())
+        ops = await self.ops()
         job = ops.cached(parse_kind(kind), name)
         pods = select_pods(job, ops.hub.items("pods"))
         pod = self.get_argument("pod", None) or _first_pod(pods)
@@ -144,12 +172,24 @@ class JobLogsHandler(JobsBase):
         container = self.get_argument("container", None)
         loop = asyncio.get_running_loop()
         try:
-            stream = await loop.run_in_executor(None, lambda: LogStream(
-                ops.hub.api, ops.namespace, pod, container=container, tail_lines=tail, follow=follow,
-                timeout=self.accel.accel_config.request_timeout))
+            stream = await loop.run_in_executor(
+                None,
+                lambda: LogStream(
+                    ops.hub.api,
+                    ops.namespace,
+                    pod,
+                    container=container,
+                    tail_lines=tail,
+                    follow=follow,
+                    timeout=self.accel.accel_config.request_timeout,
+                ),
+            )
         except WriteError as exc:
-            raise ApiError(exc.status if exc.status in (400, 404) else 502, f"logs of {pod}: {exc.message}",
-                           reason="Logs unavailable") from None
+            raise ApiError(
+                exc.status if exc.status in (400, 404) else 502,
+                f"logs of {pod}: {exc.message}",
+                reason="Logs unavailable",
+            ) from None
         self._stream = stream
         self.set_header("Content-Type", "text/plain; charset=utf-8")
         self.set_header("Cache-Control", "no-cache")
@@ -178,27 +218,30 @@ class RayDashboardHandler(JobsBase):
     """The Ray dashboard through the API server's service proxy: no in-cluster URL ever reaches the browser."""
 
     path = f"jobs/{KIND}/{NAME}/dashboard/(?P<subpath>.*)"
-    endpoints = {"get": Endpoint("Ray dashboard of a RayCluster / RayJob, proxied", streaming="text/html",
-                                 errors=(400, 404, 502, 503))}
+    endpoints = {
+        "get": Endpoint(
+            "Ray dashboard of a RayCluster / RayJob, proxied", streaming="text/html", errors=(400, 404, 502, 503)
+        )
+    }
 
     @web.authenticated
     async def get(self, kind: str, name: str, subpath: str = "") -> None:
         job_kind = parse_kind(kind)
         if job_kind not in RAY_KINDS:
             raise ApiError(400, "kind: only ray-cluster and ray-job have a Ray dashboard", field="kind")
-        ops = (await self.ops())
+        ops = await self.ops()
         job = ops.cached(job_kind, name)
         cluster = name if job_kind is JobKind.ray_cluster else (job.get("status") or {}).get("rayClusterName")
         if not cluster:
             raise ApiError(404, f"{name} has no Ray cluster yet.", reason="No cluster")
-        path = (f"/api/v1/namespaces/{ops.namespace}/services/{cluster}-head-svc:dashboard/proxy/"
-                + subpath.lstrip("/"))
+        path = f"/api/v1/namespaces/{ops.namespace}/services/{cluster}-head-svc:dashboard/proxy/" + subpath.lstrip("/")
         query = {k: self.get_argument(k) for k in self.request.arguments}
 
         def fetch() -> tuple[int, str, bytes]:
             try:
-                resp = rest.stream(ops.hub.api, path, query=query, accept="*/*",
-                                   timeout=self.accel.accel_config.request_timeout)
+                resp = rest.stream(
+                    ops.hub.api, path, query=query, accept="*/*", timeout=self.accel.accel_config.request_timeout
+                )
             except rest.ApiException as exc:
                 return exc.status or 502, "application/json", b""
             body = resp.read()
@@ -206,8 +249,11 @@ class RayDashboardHandler(JobsBase):
 
         status, ctype, body = await asyncio.get_running_loop().run_in_executor(None, fetch)
         if status >= 400:
-            raise ApiError(502, f"The Ray dashboard of {cluster} did not answer (HTTP {status}); the head pod may "
-                           "not be running yet.", reason="Dashboard unavailable")
+            raise ApiError(
+                502,
+                f"The Ray dashboard of {cluster} did not answer (HTTP {status}); the head pod may not be running yet.",
+                reason="Dashboard unavailable",
+            )
         self.set_header("Content-Type", ctype)
         self.finish(body)
 
@@ -218,8 +264,11 @@ def _first_pod(pods: list[dict[str, Any]]) -> str | None:
 
     def rank(p: dict[str, Any]) -> tuple[int, str]:
         labels = (p.get("metadata") or {}).get("labels") or {}
-        role = labels.get("jupyter-accel.io/role") or labels.get("ray.io/node-type") or labels.get(
-            "training.kubeflow.org/replica-type", "")
+        role = (
+            labels.get("jupyter-accel.io/role")
+            or labels.get("ray.io/node-type")
+            or labels.get("training.kubeflow.org/replica-type", "")
+        )
         return order.get(role.lower(), 2), p["metadata"]["name"]
 
     return min(pods, key=rank)["metadata"]["name"] if pods else None

@@ -18,42 +18,55 @@ if TYPE_CHECKING:
 
 class QueuesHandler(AccelHandler):
     path = "queues"
-    endpoints = {"get": Endpoint("LocalQueues of the namespace and their quotas", response=QueuesResponse,
-                                 errors=(503,))}
+    endpoints = {
+        "get": Endpoint("LocalQueues of the namespace and their quotas", response=QueuesResponse, errors=(503,))
+    }
     _track_activity = False
 
     @web.authenticated
     async def get(self) -> None:
         hub = await self.synced_hub()
-        self.send(build_queues(
-            self.readable_items(hub, "localqueues"),
-            self.readable_items(hub, "clusterqueues"),
-            self.readable_items(hub, "cohorts"),
-            self.readable_items(hub, "resourceflavors"),
-        ))
+        self.send(
+            build_queues(
+                self.readable_items(hub, "localqueues"),
+                self.readable_items(hub, "clusterqueues"),
+                self.readable_items(hub, "cohorts"),
+                self.readable_items(hub, "resourceflavors"),
+            )
+        )
 
 
 class WorkloadsHandler(AccelHandler):
     path = "workloads"
-    endpoints = {"get": Endpoint("Kueue Workloads of the namespace with reasons and queue positions",
-                                 response=WorkloadsResponse, errors=(503,))}
+    endpoints = {
+        "get": Endpoint(
+            "Kueue Workloads of the namespace with reasons and queue positions",
+            response=WorkloadsResponse,
+            errors=(503,),
+        )
+    }
     _track_activity = False
 
     @web.authenticated
     async def get(self) -> None:
         hub = await self.synced_hub()
-        self.send(build_workloads(
-            self.readable_items(hub, "workloads"),
-            local_queues=self.readable_items(hub, "localqueues"),
-            cluster_queues=self.readable_items(hub, "clusterqueues"),
-            pending_summaries=pending_summaries(hub),
-        ).model_copy(update=self._positions_note(hub)))
+        self.send(
+            build_workloads(
+                self.readable_items(hub, "workloads"),
+                local_queues=self.readable_items(hub, "localqueues"),
+                cluster_queues=self.readable_items(hub, "clusterqueues"),
+                pending_summaries=pending_summaries(hub),
+            ).model_copy(update=self._positions_note(hub))
+        )
 
     @staticmethod
     def _positions_note(hub: Hub) -> dict[str, Any]:
         if hub.pending_state == CacheState.absent:
-            return {"positions_visibility": Visibility(
-                visible=False, message="Kueue's visibility API is not served by this cluster")}
+            return {
+                "positions_visibility": Visibility(
+                    visible=False, message="Kueue's visibility API is not served by this cluster"
+                )
+            }
         return {}
 
 

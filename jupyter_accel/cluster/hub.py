@@ -54,8 +54,15 @@ class Hub:
     VISIBILITY_PERIOD = 3.0
     MAINTENANCE_PERIOD = 60.0
 
-    def __init__(self, api: ApiClient, namespace: str, on_change: Callable[[str], None], *,
-                 profiles_namespace: str | None = None, request_timeout: float = 10.0):
+    def __init__(
+        self,
+        api: ApiClient,
+        namespace: str,
+        on_change: Callable[[str], None],
+        *,
+        profiles_namespace: str | None = None,
+        request_timeout: float = 10.0,
+    ):
         self.api = api
         self.namespace = namespace
         self.profiles_namespace = profiles_namespace or namespace
@@ -189,11 +196,11 @@ class Hub:
                     if not (lq.get("status") or {}).get("pendingWorkloads"):
                         result[name] = []
                         continue
-                    path = rest.resource_path(group, version, "localqueues", self.namespace, name,
-                                              "pendingworkloads")
+                    path = rest.resource_path(group, version, "localqueues", self.namespace, name, "pendingworkloads")
                     try:
-                        result[name] = rest.request(self.api, "GET", path, timeout=self.request_timeout).get(
-                            "items") or []
+                        result[name] = (
+                            rest.request(self.api, "GET", path, timeout=self.request_timeout).get("items") or []
+                        )
                     except ApiException as exc:
                         state = CacheState.forbidden if exc.status == 403 else CacheState.reconnecting
                     except Exception:

@@ -54,8 +54,14 @@ class Informer:
     SLOW_RETRY = 60.0  # forbidden / absent: look again this often
     WATCH_TIMEOUT = 300  # seconds; the server ends a watch after this and we resume
 
-    def __init__(self, api: ApiClient, resource: Resource, namespace: str | None,
-                 on_change: Callable[[str], None], request_timeout: float = 10.0):
+    def __init__(
+        self,
+        api: ApiClient,
+        resource: Resource,
+        namespace: str | None,
+        on_change: Callable[[str], None],
+        request_timeout: float = 10.0,
+    ):
         self.api = api
         self.resource = resource
         self.namespace = namespace if resource.namespaced else None
@@ -143,8 +149,7 @@ class Informer:
             except Exception as exc:
                 if self._stop.is_set():
                     break
-                backoff = self._retry_later(str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__,
-                                            backoff)
+                backoff = self._retry_later(str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__, backoff)
 
     def _retry_later(self, message: str, backoff: float) -> float:
         log.debug("informer %s: %s; retrying in %.1fs", self.resource.key, message, backoff)
@@ -157,8 +162,9 @@ class Informer:
         objects: dict[Key, dict[str, Any]] = {}
         cont = None
         while True:
-            page = rest.request(self.api, "GET", self._path(), query={"limit": 500, "continue": cont},
-                                timeout=self.request_timeout)
+            page = rest.request(
+                self.api, "GET", self._path(), query={"limit": 500, "continue": cont}, timeout=self.request_timeout
+            )
             for obj in page.get("items") or []:
                 objects[_key(obj)] = self.resource.trim(obj)
             cont = (page.get("metadata") or {}).get("continue")
@@ -170,10 +176,15 @@ class Informer:
         self.on_change(self.resource.key)
 
     def _watch(self) -> None:
-        query = {"watch": True, "resourceVersion": self.resource_version, "allowWatchBookmarks": True,
-                 "timeoutSeconds": self.WATCH_TIMEOUT + random.randint(0, 60)}
-        self._resp = rest.stream(self.api, self._path(), query=query,
-                                 timeout=(self.request_timeout, self.WATCH_TIMEOUT + 90))
+        query = {
+            "watch": True,
+            "resourceVersion": self.resource_version,
+            "allowWatchBookmarks": True,
+            "timeoutSeconds": self.WATCH_TIMEOUT + random.randint(0, 60),
+        }
+        self._resp = rest.stream(
+            self.api, self._path(), query=query, timeout=(self.request_timeout, self.WATCH_TIMEOUT + 90)
+        )
         try:
             if self.state != CacheState.synced:
                 self._set_state(CacheState.synced)

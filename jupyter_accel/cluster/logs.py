@@ -17,15 +17,24 @@ CHUNK = 16 * 1024
 class LogStream:
     """An open `pods/log` response; iterate for byte chunks, close() to stop following."""
 
-    def __init__(self, api: ApiClient, namespace: str, pod: str, *, container: str | None = None,
-                 tail_lines: int | None = None, follow: bool = False, limit_bytes: int | None = None,
-                 timeout: float = 10.0):
+    def __init__(
+        self,
+        api: ApiClient,
+        namespace: str,
+        pod: str,
+        *,
+        container: str | None = None,
+        tail_lines: int | None = None,
+        follow: bool = False,
+        limit_bytes: int | None = None,
+        timeout: float = 10.0,
+    ):
         path = rest.resource_path("", "v1", "pods", namespace, pod, "log")
-        query = {"container": container, "tailLines": tail_lines, "follow": follow or None,
-                 "limitBytes": limit_bytes}
+        query = {"container": container, "tailLines": tail_lines, "follow": follow or None, "limitBytes": limit_bytes}
         try:
-            self._resp = rest.stream(api, path, query=query, accept="*/*",
-                                     timeout=(timeout, None) if follow else timeout)
+            self._resp = rest.stream(
+                api, path, query=query, accept="*/*", timeout=(timeout, None) if follow else timeout
+            )
         except ApiException as exc:
             raise WriteError(exc) from None
         self._closed = False
@@ -33,8 +42,11 @@ class LogStream:
     def chunks(self) -> Iterator[bytes]:
         try:
             while not self._closed:
-                data = self._resp.response.read1(CHUNK) if hasattr(self._resp.response, "read1") else \
-                    self._resp.response.read(CHUNK)
+                data = (
+                    self._resp.response.read1(CHUNK)
+                    if hasattr(self._resp.response, "read1")
+                    else self._resp.response.read(CHUNK)
+                )
                 if not data:
                     return
                 yield data

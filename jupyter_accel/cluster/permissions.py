@@ -41,17 +41,33 @@ def _review(api: ApiClient, namespace: str, check: tuple[str, str, str, bool], t
         attrs["subresource"] = sub
     if namespaced:
         attrs["namespace"] = namespace
-    body = {"apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectAccessReview",
-            "spec": {"resourceAttributes": attrs}}
+    body = {
+        "apiVersion": "authorization.k8s.io/v1",
+        "kind": "SelfSubjectAccessReview",
+        "spec": {"resourceAttributes": attrs},
+    }
     try:
-        out = rest.request(api, "POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", body=body,
-                           timeout=timeout)
+        out = rest.request(
+            api, "POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", body=body, timeout=timeout
+        )
         status = out.get("status") or {}
-        return Permission(verb=verb, group=group, resource=resource, namespaced=namespaced,
-                          allowed=bool(status.get("allowed")), reason=status.get("reason") or None)
+        return Permission(
+            verb=verb,
+            group=group,
+            resource=resource,
+            namespaced=namespaced,
+            allowed=bool(status.get("allowed")),
+            reason=status.get("reason") or None,
+        )
     except ApiException as exc:
-        return Permission(verb=verb, group=group, resource=resource, namespaced=namespaced, allowed=False,
-                          reason=rest.error_message(exc))
+        return Permission(
+            verb=verb,
+            group=group,
+            resource=resource,
+            namespaced=namespaced,
+            allowed=False,
+            reason=rest.error_message(exc),
+        )
 
 
 def review_all(api: ApiClient, namespace: str, timeout: float = 10.0) -> list[Permission]:

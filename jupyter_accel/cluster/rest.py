@@ -14,8 +14,14 @@ from kubernetes.client.exceptions import ApiException
 from kubernetes.watch.watch import iter_resp_lines
 
 
-def resource_path(group: str, version: str, plural: str, namespace: str | None = None, name: str | None = None,
-                  subresource: str | None = None) -> str:
+def resource_path(
+    group: str,
+    version: str,
+    plural: str,
+    namespace: str | None = None,
+    name: str | None = None,
+    subresource: str | None = None,
+) -> str:
     base = f"/api/{version}" if not group else f"/apis/{group}/{version}"
     path = base + (f"/namespaces/{namespace}" if namespace else "") + f"/{plural}"
     if name:
@@ -25,18 +31,39 @@ def resource_path(group: str, version: str, plural: str, namespace: str | None =
     return path
 
 
-def _serialize(api: ApiClient, method: str, path: str, query: dict[str, Any] | None, body: Any = None,
-               content_type: str | None = None, accept: str = "application/json"):
+def _serialize(
+    api: ApiClient,
+    method: str,
+    path: str,
+    query: dict[str, Any] | None,
+    body: Any = None,
+    content_type: str | None = None,
+    accept: str = "application/json",
+):
     headers = {"Accept": accept}
     if body is not None:
         headers["Content-Type"] = content_type or "application/json"
     q = [(k, str(v).lower() if isinstance(v, bool) else v) for k, v in (query or {}).items() if v is not None]
-    return api.param_serialize(method=method, resource_path=path, query_params=q, header_params=headers,
-                               body=body, auth_settings=["BearerToken"])
+    return api.param_serialize(
+        method=method,
+        resource_path=path,
+        query_params=q,
+        header_params=headers,
+        body=body,
+        auth_settings=["BearerToken"],
+    )
 
 
-def request(api: ApiClient, method: str, path: str, *, query: dict[str, Any] | None = None, body: Any = None,
-            content_type: str | None = None, timeout: float | tuple[float, float] = 10.0) -> dict[str, Any]:
+def request(
+    api: ApiClient,
+    method: str,
+    path: str,
+    *,
+    query: dict[str, Any] | None = None,
+    body: Any = None,
+    content_type: str | None = None,
+    timeout: float | tuple[float, float] = 10.0,
+) -> dict[str, Any]:
     """One JSON call; raises ApiException with status and body on non-2xx."""
     resp = api.call_api(*_serialize(api, method, path, query, body, content_type), _request_timeout=timeout)
     data = resp.read()
@@ -45,8 +72,14 @@ def request(api: ApiClient, method: str, path: str, *, query: dict[str, Any] | N
     return json.loads(data) if data else {}
 
 
-def stream(api: ApiClient, path: str, *, query: dict[str, Any] | None = None, accept: str = "application/json",
-           timeout: float | tuple[float, float] | None = None):
+def stream(
+    api: ApiClient,
+    path: str,
+    *,
+    query: dict[str, Any] | None = None,
+    accept: str = "application/json",
+    timeout: float | tuple[float, float] | None = None,
+):
     """An unread HTTP response for streaming (watch, follow logs); the caller must release it."""
     resp = api.call_api(*_serialize(api, "GET", path, query, accept=accept), _request_timeout=timeout)
     if not 200 <= resp.status <= 299:

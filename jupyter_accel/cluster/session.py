@@ -77,7 +77,9 @@ def resolve(cfg: AccelConfig, runtime_token: str | None = None) -> Resolved:
         elif mode in ("kubeconfig", "auto"):
             path = _kubeconfig_path(cfg)
             if path is None:
-                return Resolved(IdentityMode.none, None, None, "No Kubernetes configuration found (no kubeconfig, not in a pod).")
+                return Resolved(
+                    IdentityMode.none, None, None, "No Kubernetes configuration found (no kubeconfig, not in a pod)."
+                )
             conf = k8s.Configuration()
             k8s_config.load_kube_config(config_file=path, client_configuration=conf)
             api = k8s.ApiClient(conf)
@@ -87,8 +89,12 @@ def resolve(cfg: AccelConfig, runtime_token: str | None = None) -> Resolved:
         else:
             return Resolved(IdentityMode.none, None, None, "Kubernetes access is switched off by configuration.")
     except (ConfigException, OSError, ValueError) as exc:
-        return Resolved(IdentityMode(mode) if mode in {m.value for m in IdentityMode} else IdentityMode.none,
-                        None, None, f"The Kubernetes configuration could not be loaded: {exc}")
+        return Resolved(
+            IdentityMode(mode) if mode in {m.value for m in IdentityMode} else IdentityMode.none,
+            None,
+            None,
+            f"The Kubernetes configuration could not be loaded: {exc}",
+        )
     return Resolved(ident, api, _namespace(cfg, ns_from_ctx), "configured")
 
 
@@ -194,11 +200,16 @@ class ClusterSession:
                 kubernetes_version=version.git_version,
             )
         except k8s.ApiException as exc:
-            conn = Connection(state=ConnectionState.error, identity=r.mode, namespace=r.namespace,
-                              message=_api_error_sentence(exc))
+            conn = Connection(
+                state=ConnectionState.error, identity=r.mode, namespace=r.namespace, message=_api_error_sentence(exc)
+            )
         except Exception as exc:  # urllib3 connection errors and the like: one readable sentence, no traceback
-            conn = Connection(state=ConnectionState.error, identity=r.mode, namespace=r.namespace,
-                              message=f"The Kubernetes API server cannot be reached: {_short(exc)}")
+            conn = Connection(
+                state=ConnectionState.error,
+                identity=r.mode,
+                namespace=r.namespace,
+                message=f"The Kubernetes API server cannot be reached: {_short(exc)}",
+            )
         self._connection = conn
         return conn
 

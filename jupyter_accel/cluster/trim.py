@@ -43,8 +43,12 @@ def trim_pod(pod: dict[str, Any]) -> dict[str, Any]:
             "startTime": status.get("startTime"),
             "conditions": status.get("conditions"),
             "containerStatuses": [
-                {"name": cs.get("name"), "ready": cs.get("ready"), "restartCount": cs.get("restartCount"),
-                 "state": cs.get("state")}
+                {
+                    "name": cs.get("name"),
+                    "ready": cs.get("ready"),
+                    "restartCount": cs.get("restartCount"),
+                    "state": cs.get("state"),
+                }
                 for cs in status.get("containerStatuses") or []
             ],
         },
@@ -66,8 +70,18 @@ def trim_node(node: dict[str, Any]) -> dict[str, Any]:
 
 
 def trim_event(ev: dict[str, Any]) -> dict[str, Any]:
-    keep = ("type", "reason", "message", "involvedObject", "firstTimestamp", "lastTimestamp", "eventTime",
-            "count", "source", "reportingComponent")
+    keep = (
+        "type",
+        "reason",
+        "message",
+        "involvedObject",
+        "firstTimestamp",
+        "lastTimestamp",
+        "eventTime",
+        "count",
+        "source",
+        "reportingComponent",
+    )
     return {"metadata": _meta(ev, keep_annotations=False), **{k: ev.get(k) for k in keep}}
 
 

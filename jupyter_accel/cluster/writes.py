@@ -36,8 +36,9 @@ class Ref:
         return cls(group, version, PLURALS[obj["kind"]], namespace or meta.get("namespace", ""), meta.get("name", ""))
 
     def path(self, with_name: bool = True, subresource: str | None = None) -> str:
-        return rest.resource_path(self.group, self.version, self.plural, self.namespace,
-                                  self.name if with_name else None, subresource)
+        return rest.resource_path(
+            self.group, self.version, self.plural, self.namespace, self.name if with_name else None, subresource
+        )
 
 
 class WriteError(Exception):
@@ -51,22 +52,29 @@ class WriteError(Exception):
         super().__init__(self.message)
 
 
-def create(api: ApiClient, obj: dict[str, Any], namespace: str, *, dry_run: bool = False,
-           timeout: float = 10.0) -> dict[str, Any]:
+def create(
+    api: ApiClient, obj: dict[str, Any], namespace: str, *, dry_run: bool = False, timeout: float = 10.0
+) -> dict[str, Any]:
     ref = Ref.of(obj, namespace)
     body = {**obj, "metadata": {**(obj.get("metadata") or {}), "namespace": namespace}}
     try:
-        return rest.request(api, "POST", ref.path(with_name=False), body=body,
-                            query={"dryRun": "All" if dry_run else None, "fieldValidation": "Strict"},
-                            timeout=timeout)
+        return rest.request(
+            api,
+            "POST",
+            ref.path(with_name=False),
+            body=body,
+            query={"dryRun": "All" if dry_run else None, "fieldValidation": "Strict"},
+            timeout=timeout,
+        )
     except ApiException as exc:
         raise WriteError(exc) from None
 
 
 def merge_patch(api: ApiClient, ref: Ref, patch: dict[str, Any], *, timeout: float = 10.0) -> dict[str, Any]:
     try:
-        return rest.request(api, "PATCH", ref.path(), body=patch, content_type="application/merge-patch+json",
-                            timeout=timeout)
+        return rest.request(
+            api, "PATCH", ref.path(), body=patch, content_type="application/merge-patch+json", timeout=timeout
+        )
     except ApiException as exc:
         raise WriteError(exc) from None
 

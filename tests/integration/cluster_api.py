@@ -25,8 +25,11 @@ class Api:
     async def call(self, method: str, path: str, body: Any = None, **params: str) -> tuple[int, Any]:
         if not self._ready:
             self._ready = True
-            await self.until("info", lambda b: b["connection"]["state"] == "connected"
-                             and b["capabilities"]["apis"]["kueue"], timeout=30)
+            await self.until(
+                "info",
+                lambda b: b["connection"]["state"] == "connected" and b["capabilities"]["apis"]["kueue"],
+                timeout=30,
+            )
         kwargs: dict[str, Any] = {"method": method}
         if body is not None:
             kwargs["body"] = json.dumps(body)
@@ -69,8 +72,12 @@ def admin_create(api_client, obj: dict[str, Any], namespace: str | None = None) 
 def admin_delete(api_client, api_version: str, kind: str, name: str, namespace: str | None = None) -> None:
     group, _, version = api_version.rpartition("/")
     try:
-        rest.request(api_client, "DELETE", rest.resource_path(group, version, kind.lower() + "s", namespace, name),
-                     body={"propagationPolicy": "Background", "gracePeriodSeconds": 0})
+        rest.request(
+            api_client,
+            "DELETE",
+            rest.resource_path(group, version, kind.lower() + "s", namespace, name),
+            body={"propagationPolicy": "Background", "gracePeriodSeconds": 0},
+        )
     except rest.ApiException as exc:
         if exc.status != 404:
             raise
@@ -85,8 +92,13 @@ def gpu_pod(name: str, node: str, gpus: int, resource: str = "nvidia.com/gpu") -
         "spec": {
             "nodeSelector": {"kubernetes.io/hostname": node},
             "tolerations": [{"operator": "Exists"}],
-            "containers": [{"name": "main", "image": "busybox", "resources": {
-                "requests": {resource: str(gpus), "cpu": "100m"}, "limits": {resource: str(gpus)}}}],
+            "containers": [
+                {
+                    "name": "main",
+                    "image": "busybox",
+                    "resources": {"requests": {resource: str(gpus), "cpu": "100m"}, "limits": {resource: str(gpus)}},
+                }
+            ],
         },
     }
 

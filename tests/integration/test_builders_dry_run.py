@@ -13,26 +13,62 @@ from jupyter_accel.models import JobRequest
 pytestmark = pytest.mark.cluster
 
 REQUESTS = [
-    {"kind": "ray-cluster", "name": "dry-ray", "workers": 2, "accelerators": {"resource": "nvidia.com/gpu", "count": 2}},
-    {"kind": "ray-cluster", "name": "dry-ray-gaudi", "workers": 1,
-     "accelerators": {"resource": "habana.ai/gaudi", "count": 1}},
-    {"kind": "ray-job", "name": "dry-rayjob", "entrypoint": "python -c 'print(1)'", "workers": 1,
-     "accelerators": {"resource": "nvidia.com/gpu", "count": 1}, "runtime_env": {"pip": ["numpy"]},
-     "ttl_seconds_after_finished": 60},
-    {"kind": "ray-job", "name": "dry-rayjob-script", "script": {"text": "import ray\nprint(ray.__version__)\n"},
-     "workers": 1},
-    {"kind": "pytorch", "name": "dry-ddp", "command": ["python", "train.py"], "workers": 3,
-     "accelerators": {"resource": "nvidia.com/gpu", "count": 1}, "env": {"EPOCHS": "1"}},
-    {"kind": "pytorch", "name": "dry-ddp-script", "script": {"text": "print('hello from torchrun')\n"}, "workers": 2,
-     "accelerators": {"resource": "amd.com/gpu", "count": 1}, "priority_class": "high-priority"},
+    {
+        "kind": "ray-cluster",
+        "name": "dry-ray",
+        "workers": 2,
+        "accelerators": {"resource": "nvidia.com/gpu", "count": 2},
+    },
+    {
+        "kind": "ray-cluster",
+        "name": "dry-ray-gaudi",
+        "workers": 1,
+        "accelerators": {"resource": "habana.ai/gaudi", "count": 1},
+    },
+    {
+        "kind": "ray-job",
+        "name": "dry-rayjob",
+        "entrypoint": "python -c 'print(1)'",
+        "workers": 1,
+        "accelerators": {"resource": "nvidia.com/gpu", "count": 1},
+        "runtime_env": {"pip": ["numpy"]},
+        "ttl_seconds_after_finished": 60,
+    },
+    {
+        "kind": "ray-job",
+        "name": "dry-rayjob-script",
+        "script": {"text": "import ray\nprint(ray.__version__)\n"},
+        "workers": 1,
+    },
+    {
+        "kind": "pytorch",
+        "name": "dry-ddp",
+        "command": ["python", "train.py"],
+        "workers": 3,
+        "accelerators": {"resource": "nvidia.com/gpu", "count": 1},
+        "env": {"EPOCHS": "1"},
+    },
+    {
+        "kind": "pytorch",
+        "name": "dry-ddp-script",
+        "script": {"text": "print('hello from torchrun')\n"},
+        "workers": 2,
+        "accelerators": {"resource": "amd.com/gpu", "count": 1},
+        "priority_class": "high-priority",
+    },
 ]
 
 
 @pytest.mark.parametrize("body", REQUESTS, ids=[r["name"] for r in REQUESTS])
 def test_api_server_accepts_built_objects(devcluster, body):
     api = devcluster.api_client("admin")
-    ctx = BuildContext(namespace=NAMESPACE, image="busybox", queue="default", workbench="/notebook/team-a/wb",
-                       known_accelerators=["nvidia.com/gpu", "amd.com/gpu", "habana.ai/gaudi"])
+    ctx = BuildContext(
+        namespace=NAMESPACE,
+        image="busybox",
+        queue="default",
+        workbench="/notebook/team-a/wb",
+        known_accelerators=["nvidia.com/gpu", "amd.com/gpu", "habana.ai/gaudi"],
+    )
     objects = build_objects(JobRequest.model_validate(body), ctx)
     assert objects
     for obj in objects:

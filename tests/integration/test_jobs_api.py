@@ -15,8 +15,15 @@ def job_of(body: dict, name: str) -> dict | None:
 
 
 def pytorch(name: str, workers: int, gpus: int, **extra) -> dict:
-    return {"kind": "pytorch", "name": name, "image": "busybox", "command": ["python", "train.py"],
-            "workers": workers, "accelerators": {"resource": "nvidia.com/gpu", "count": gpus}, **extra}
+    return {
+        "kind": "pytorch",
+        "name": name,
+        "image": "busybox",
+        "command": ["python", "train.py"],
+        "workers": workers,
+        "accelerators": {"resource": "nvidia.com/gpu", "count": gpus},
+        **extra,
+    }
 
 
 def admin_list(admin_api, plural: str, group: str = "kubeflow.org", version: str = "v1") -> list[str]:
@@ -51,13 +58,19 @@ async def test_pytorchjob_runs_to_succeeded_with_logs(api, unique):
 
 async def test_raycluster_gets_head_and_workers(api, unique):
     name = unique("ray")
-    req = {"kind": "ray-cluster", "name": name, "image": "rayproject/ray:2.41.0", "workers": 2,
-           "accelerators": {"resource": "nvidia.com/gpu", "count": 1}}
+    req = {
+        "kind": "ray-cluster",
+        "name": name,
+        "image": "rayproject/ray:2.41.0",
+        "workers": 2,
+        "accelerators": {"resource": "nvidia.com/gpu", "count": 1},
+    }
     code, out = await api.call("POST", "jobs", req)
     assert code == 201, out
     try:
-        body = await api.until("jobs", lambda b: (j := job_of(b, name)) and j["status"] == "Running"
-                               and len(j["pods"]) == 3, timeout=120)
+        body = await api.until(
+            "jobs", lambda b: (j := job_of(b, name)) and j["status"] == "Running" and len(j["pods"]) == 3, timeout=120
+        )
         roles = sorted(p["role"] for p in job_of(body, name)["pods"])
         assert roles == ["head", "worker", "worker"]
         detail = await api.get(f"jobs/ray-cluster/{name}")
@@ -90,8 +103,13 @@ class TestWithQuotaVisible:
 
 def ray_cluster(name: str, workers: int, gpus: int) -> dict:
     """Ray nodes run until deleted under kwok: a RayCluster holds its quota for as long as a test needs."""
-    return {"kind": "ray-cluster", "name": name, "image": "rayproject/ray:2.41.0", "workers": workers,
-            "accelerators": {"resource": "nvidia.com/gpu", "count": gpus}}
+    return {
+        "kind": "ray-cluster",
+        "name": name,
+        "image": "rayproject/ray:2.41.0",
+        "workers": workers,
+        "accelerators": {"resource": "nvidia.com/gpu", "count": gpus},
+    }
 
 
 async def _over_quota(api, unique):
@@ -107,8 +125,13 @@ async def _over_quota(api, unique):
         for n in queued:
             code, out = await api.call("POST", "jobs", pytorch(n, 1, 2))
             assert code == 201, out
-        body = await api.until("jobs", lambda b: all((j := job_of(b, n)) and j["status"] == "Queued"
-                                                     and j["position"] is not None for n in queued), timeout=90)
+        body = await api.until(
+            "jobs",
+            lambda b: all(
+                (j := job_of(b, n)) and j["status"] == "Queued" and j["position"] is not None for n in queued
+            ),
+            timeout=90,
+        )
         positions = [job_of(body, n)["position"] for n in queued]
         # distinct, consecutive places (Kueue orders by its Workloads' creation; other jobs may sit ahead)
         assert len(set(positions)) == 3 and max(positions) - min(positions) == 2, positions
@@ -129,8 +152,9 @@ async def test_suspend_resume_delete(api, unique, admin_api):
         code, view = await api.call("POST", f"jobs/ray-cluster/{name}/suspend")
         assert code == 200, view
         # suspended, and its pods gone: the GPU is given back
-        await api.until("jobs", lambda b: (j := job_of(b, name)) and j["status"] == "Suspended"
-                        and j["accelerators"] == {})
+        await api.until(
+            "jobs", lambda b: (j := job_of(b, name)) and j["status"] == "Suspended" and j["accelerators"] == {}
+        )
         code, view = await api.call("POST", f"jobs/ray-cluster/{name}/resume")
         assert code == 200, view
         await api.until("jobs", lambda b: (j := job_of(b, name)) and j["status"] == "Running", timeout=90)
@@ -145,8 +169,10 @@ async def test_suspend_resume_delete(api, unique, admin_api):
     [
         ({"kind": "pytorch", "name": "Bad_Name", "command": ["x"]}, "name"),
         ({"kind": "pytorch", "command": ["x"], "workers": 100000}, "workers"),
-        ({"kind": "pytorch", "command": ["x"], "accelerators": {"resource": "example.com/tpu", "count": 1}},
-         "accelerators.resource"),
+        (
+            {"kind": "pytorch", "command": ["x"], "accelerators": {"resource": "example.com/tpu", "count": 1}},
+            "accelerators.resource",
+        ),
         ({"kind": "pytorch", "command": ["x"], "queue": "no-such-queue"}, "queue"),
         ({"kind": "starship", "command": ["x"]}, "kind"),
         ({"kind": "pytorch", "command": ["x"], "cpu": "lots"}, "cpu"),

@@ -30,8 +30,9 @@ class TestInventoryAsAdmin:
         name = unique("three-gpus")
         admin_create(admin_api, gpu_pod(name, "gpu-h100-0", 3), "team-b")
         try:
-            inv = await api.until("inventory", lambda b: node_dev(b, "gpu-h100-0", "nvidia.com/gpu")["free"]
-                                  == base_free - 3)
+            inv = await api.until(
+                "inventory", lambda b: node_dev(b, "gpu-h100-0", "nvidia.com/gpu")["free"] == base_free - 3
+            )
             dev = node_dev(inv, "gpu-h100-0", "nvidia.com/gpu")
             assert dev["allocated"] == 8 - base_free + 3
             assert model(inv, "nvidia.com/gpu")["free"] == total_free - 3
@@ -86,7 +87,10 @@ class TestQueueViewer:
         lq = next(x for x in q["queues"] if x["name"] == "default")
         assert lq["cohort"] == "research"
         cell = next(
-            r for f in lq["flavors"] if f["name"] == "nvidia-h100-80gb" for r in f["resources"]
+            r
+            for f in lq["flavors"]
+            if f["name"] == "nvidia-h100-80gb"
+            for r in f["resources"]
             if r["resource"] == "nvidia.com/gpu"
         )
         assert cell["nominal"] == 8
@@ -118,7 +122,8 @@ class TestWatchRecovery:
 
         await wait_for(create, 60, "the API server to accept writes again")
         try:
-            await api.until("inventory", lambda b: node_dev(b, "gpu-h100-1", "nvidia.com/gpu")["allocated"] >= 1,
-                            timeout=90)
+            await api.until(
+                "inventory", lambda b: node_dev(b, "gpu-h100-1", "nvidia.com/gpu")["allocated"] >= 1, timeout=90
+            )
         finally:
             admin_delete(admin_api, "v1", "Pod", name, "team-b")

@@ -10,7 +10,9 @@ DOC = Path(__file__).parents[2] / "docs" / "openapi.json"
 
 
 def test_committed_openapi_is_current():
-    assert DOC.read_text() == dumps(), "docs/openapi.json is stale: run `python -m jupyter_accel.openapi > docs/openapi.json`"
+    assert DOC.read_text() == dumps(), (
+        "docs/openapi.json is stale: run `python -m jupyter_accel.openapi > docs/openapi.json`"
+    )
 
 
 def test_every_route_documents_auth_errors():

@@ -60,7 +60,12 @@ describe('quotaBar', () => {
   it('shows memory in GiB and omits the nominal marker without borrowing', () => {
     const gib = 1024 ** 3;
     const bar = quotaBar(
-      quota({ resource: 'memory', nominal: 64 * gib, usage: 16 * gib, reserved: 16 * gib })
+      quota({
+        resource: 'memory',
+        nominal: 64 * gib,
+        usage: 16 * gib,
+        reserved: 16 * gib
+      })
     );
     expect(bar.label).toBe('memory: 16 GiB used of 64 GiB nominal');
     expect(bar.nominalAt).toBeNull();
@@ -118,13 +123,15 @@ describe('status presentation', () => {
   });
 
   it("prefers the server's reason and shows 1-based queue positions", () => {
-    expect(reasonSentence({ status: 'Queued', reason: 'Quota exhausted' })).toBe(
-      'Quota exhausted'
-    );
+    expect(
+      reasonSentence({ status: 'Queued', reason: 'Quota exhausted' })
+    ).toBe('Quota exhausted');
     expect(reasonSentence({ status: 'Suspended', reason: null })).toContain(
       'Suspended'
     );
-    expect(queuePosition({ status: 'Queued', position: 0 })).toBe('#1 in queue');
+    expect(queuePosition({ status: 'Queued', position: 0 })).toBe(
+      '#1 in queue'
+    );
     expect(queuePosition({ status: 'Running', position: 0 })).toBeNull();
     expect(queuePosition({ status: 'Queued', position: null })).toBeNull();
   });

@@ -1,0 +1,189 @@
+import { Signal } from '@lumino/signaling';
+
+import type { JobScope, JobsResponse, JobView } from '../api';
+import {
+  ClusterModel,
+  IChangeSource,
+  IJobTransition,
+  jobTransitions,
+  keysForTopics
+} from '../cluster';
+import type { IChange, StreamState } from '../sse';
+
+function job(name: string, status: JobView['status']): JobView {
+  return {
+    kind: 'pytorch',
+    name,
+    namespace: 'team-a',
+    uid: null,
+    managed_by_us: true,
+    workbench: null,
+    status,
+    reason: null,
+    queue: 'default',
+    cluster_queue: null,
+    workload: null,
+    position: null,
+    priority: null,
+    priority_class: null,
+    created: null,
+    start_time: null,
+    end_time: null,
+    accelerators: {},
+    accelerators_requested: {},
+    pods: [],
+    labels: {}
+  };
+}
+
+function jobsResponse(jobs: JobView[], scope: JobScope): JobsResponse {
+  return { jobs, scope, kinds_served: ['pytorch'], visibility: {} };
+}
+
+class FakeSource implements IChangeSource {
+  changed = new Signal<this, IChange>(this);
+  stateChanged = new Signal<this, StreamState>(this);
+  state: StreamState = 'closed';
+  lastError = '';
+  starts = 0;
+  start(): void {
+    this.starts++;
+    this.state = 'open';
+  }
+  stop(): void {
+    this.state = 'closed';
+  }
+}
+
+function setup(listing: () => JobView[]) {
+  const calls: string[] = [];
+  const source = new FakeSource();
+  const model = new ClusterModel({
+    source,
+    fetchers: {
+      inventory: async () => {
+        calls.push('inventory');
+        return {
+          nodes: [],
+          models: [],
+          accelerator_names: [],
+          visibility: { visible: true, message: null },
+          pods_visibility: { visible: true, message: null }
+        };
+      },
+      profiles: async () => {
+        calls.push('profiles');
+        return { profiles: [], visibility: { visible: true, message: null } };
+      },
+      queues: async () => {
+        calls.push('queues');
+        throw new Error('queues are not visible');
+      },
+      jobs: async scope => {
+        calls.push(`jobs:${scope}`);
+        return jobsResponse(listing(), scope);
+      }
+    }
+  });
+  return { model, source, calls };
+}
+
+describe('keysForTopics', () => {
+  it('maps topics to resources; * is everything, workloads is jobs + queues', () => {
+    expect(keysForTopics(['*'])).toEqual([
+      'inventory',
+      'profiles',
+      'queues',
+      'jobs'
+    ]);
+    expect(keysForTopics(['workloads'])).toEqual(['queues', 'jobs']);
+    expect(keysForTopics(['info', 'inventory'])).toEqual(['inventory']);
+    expect(keysForTopics([])).toEqual([]);
+  });
+});
+
+describe('jobTransitions', () => {
+  it('reports admitted, finished and failed once, not new jobs', () => {
+    const before = new Map<string, JobView['status']>([
+      ['pytorch/a', 'Queued'],
+      ['pytorch/b', 'Running'],
+      ['pytorch/c', 'Admitted'],
+      ['pytorch/d', 'Running']
+    ]);
+    const now = [
+      job('a', 'Admitted'),
+      job('b', 'Succeeded'),
+      job('c', 'Running'), // still "admitted": no second notification
+      job('d', 'Failed'),
+      job('e', 'Running') // new
+    ];
+    const out = jobTransitions(before, now, () => true);
+    expect(out.map(t => [t.job.name, t.category])).toEqual([
+      ['a', 'admitted'],
+      ['b', 'finished'],
+      ['d', 'failed']
+    ]);
+    expect(jobTransitions(before, now, j => j.name === 'b')).toHaveLength(1);
+  });
+});
+
+describe('ClusterModel', () => {
+  it('fetches nothing until resumed, then only the topics named', async () => {
+    const { model, source, calls } = setup(() => []);
+    source.changed.emit({ revision: 1, topics: ['*'] });
+    await Promise.resolve();
+    expect(calls).toEqual([]);
+    model.paused = false;
+    expect(source.starts).toBe(1);
+    source.changed.emit({ revision: 2, topics: ['*'] });
+    await new Promise(r => setTimeout(r, 0));
+    expect(calls.sort()).toEqual(
+      ['inventory', 'jobs:mine', 'profiles', 'queues'].sort()
+    );
+    expect(model.queues.status).toBe('error');
+    expect(model.queues.error).toBe('queues are not visible');
+    expect(model.inventory.status).toBe('ready');
+    calls.length = 0;
+    source.changed.emit({ revision: 3, topics: ['jobs'] });
+    await new Promise(r => setTimeout(r, 0));
+    expect(calls).toEqual(['jobs:mine']);
+    model.paused = true;
+    expect(source.state).toBe('closed');
+    model.dispose();
+  });
+
+  it('refetches jobs for the chosen scope', async () => {
+    const { model, calls } = setup(() => [job('a', 'Queued')]);
+    model.paused = false;
+    await model.refresh();
+    calls.length = 0;
+    model.scope = 'namespace';
+    await new Promise(r => setTimeout(r, 0));
+    expect(calls).toEqual(['jobs:namespace']);
+    expect(model.jobs.data?.scope).toBe('namespace');
+    model.dispose();
+  });
+
+  it('shows a submitted job at once and emits its transitions', async () => {
+    let listing = [job('old', 'Running')];
+    const { model } = setup(() => listing);
+    model.paused = false;
+    await model.refresh();
+    const seen: IJobTransition[] = [];
+    model.jobTransitions.connect((_, t) => seen.push(...t));
+    model.addJob(job('new', 'Queued'));
+    expect(model.jobs.data?.jobs?.map(j => j.name)).toEqual(['new', 'old']);
+    listing = [job('new', 'Running'), job('old', 'Running')];
+    await model.refetch(['jobs']);
+    listing = [job('new', 'Succeeded'), job('old', 'Running')];
+    await model.refetch(['jobs']);
+    expect(seen.map(t => [t.job.name, t.category])).toEqual([
+      ['new', 'admitted'],
+      ['new', 'finished']
+    ]);
+    model.removeJob(job('new', 'Succeeded'));
+    expect(model.jobs.data?.jobs?.map(j => j.name)).toEqual(['old']);
+    expect(model.findJob('pytorch', 'old')?.status).toBe('Running');
+    model.dispose();
+  });
+});
