@@ -2,7 +2,10 @@
 # Front-end checks, from the repository root, with the repo's .venv:
 #   npm ci, generated types current, lint, jest, labextension build, galata browser tests.
 # Needs Node >= 20.19 and Debian's chromium (scripts/install-system-deps.sh). Never downloads browsers.
-# Env: JUPYTER_ACCEL_UI_PORT (default 18891) for the test server; SKIP_UI_TESTS=1 to stop after the build.
+# Env: JUPYTER_ACCEL_UI_PORT (default 18891; the cluster server takes the next port); SKIP_UI_TESTS=1 to stop
+# after the build; JA_UI_CLUSTER=0 skips the devcluster UI spec (ui-tests/tests/cluster.spec.ts), otherwise this
+# script starts its own devcluster (`python -m devcluster up`), runs that spec against it and stops it; a cluster
+# that fails to start fails the run.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -37,6 +40,28 @@ fi
   exit 1
 }
 mkdir -p "$ROOT/test-output/screenshots"
+
+if [ "${JA_UI_CLUSTER:-1}" != "0" ]; then
+  RUN_DIR="$(mktemp -d "${TMPDIR:-/tmp}/accel-ui-devcluster-XXXXXX")"
+  stop_cluster() {
+    (cd "$ROOT" && python -m devcluster down --run-dir "$RUN_DIR") || true
+    rm -rf "$RUN_DIR"
+  }
+  trap stop_cluster EXIT
+  start_cluster() {
+    local exports
+    exports="$(cd "$ROOT" && python -m devcluster up --run-dir "$RUN_DIR")" || {
+      echo "devcluster failed to start (run dir $RUN_DIR); JA_UI_CLUSTER=0 skips the cluster UI tests" >&2
+      return 1
+    }
+    eval "$(grep '^export ' <<<"$exports")"
+  }
+  step "devcluster up" start_cluster
+  export JA_UI_CLUSTER=1 JUPYTER_ACCEL_NAMESPACE="${JUPYTER_ACCEL_NAMESPACE:-team-a}"
+else
+  export JA_UI_CLUSTER=0
+fi
+
 cd "$ROOT/labextension/ui-tests"
 step "npm ci (ui-tests)" npm ci --no-audit --no-fund
 step "galata tests" npx playwright test

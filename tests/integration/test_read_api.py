@@ -127,3 +127,30 @@ class TestWatchRecovery:
             )
         finally:
             admin_delete(admin_api, "v1", "Pod", name, "team-b")
+
+
+class TestRuntimeToken:
+    @pytest.fixture
+    def identity(self) -> str:
+        return "queue-viewer"
+
+    async def test_token_switches_identity_and_never_leaks(self, api, devcluster, caplog):
+        import yaml
+
+        conf = yaml.safe_load(devcluster.kubeconfig("notebook-user", token=True).read_text())
+        token = conf["users"][0]["user"]["token"]
+        before = await api.get("info")
+        assert before["connection"]["user"] == "queue-viewer"
+        code, conn = await api.call("PUT", "identity/token", {"token": token})
+        assert code == 200, conn
+        assert token not in str(conn)
+        info = await api.until("info", lambda b: b["connection"]["user"] == "notebook-user")
+        assert info["connection"]["identity"] == "token"
+        inv = await api.get("inventory")  # the notebook user may not read nodes
+        assert inv["visibility"]["visible"] is False
+        code, conn = await api.call("DELETE", "identity/token")
+        assert code == 200
+        await api.until("info", lambda b: b["connection"]["user"] == "queue-viewer")
+        assert token not in caplog.text
+        code, err = await api.call("PUT", "identity/token", {"token": ""})
+        assert code == 400 and err["field"] == "token"

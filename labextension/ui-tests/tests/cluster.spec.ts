@@ -22,13 +22,7 @@ async function openPanel(page: IJupyterLabPageFixture): Promise<Locator> {
     panel.getByRole('status', { name: 'Connection state' })
   ).toHaveAttribute('data-state', 'connected');
   // The sidebar is narrow by default; widen it for readable screenshots.
-  await page.evaluate(() => {
-    const left = document.querySelector<HTMLElement>('#jp-left-stack');
-    if (left) {
-      left.style.minWidth = '380px';
-    }
-    window.dispatchEvent(new Event('resize'));
-  });
+  await page.sidebar.setWidth(400, 'left');
   return panel;
 }
 
