@@ -119,14 +119,20 @@ class AccelHandler(APIHandler):
         self.finish(body.model_dump_json())
 
 
-def validation_error(exc: ValidationError) -> ApiError:
-    """Turn pydantic's errors into one 400 naming every offending field."""
-    errors = []
-    for err in exc.errors(include_url=False):
-        loc = ".".join(str(p) for p in err["loc"]) or "(body)"
-        errors.append(FieldError(field=loc, message=err["msg"]))
+def invalid(errors: list[FieldError]) -> ApiError:
+    """One 400 naming every offending field; the message leads with the first."""
     first = errors[0]
     more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
     return ApiError(
         400, f"{first.field}: {first.message}{more}", reason="Invalid request", field=first.field, errors=errors
+    )
+
+
+def validation_error(exc: ValidationError) -> ApiError:
+    """pydantic's errors as field paths."""
+    return invalid(
+        [
+            FieldError(field=".".join(str(p) for p in err["loc"]) or "(body)", message=err["msg"])
+            for err in exc.errors(include_url=False)
+        ]
     )

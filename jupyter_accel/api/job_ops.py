@@ -36,7 +36,7 @@ from ..models import (
     SubmitResponse,
     Visibility,
 )
-from .base import ApiError
+from .base import ApiError, invalid
 
 if TYPE_CHECKING:
     from ..app import AccelApp
@@ -186,7 +186,7 @@ class JobOps:
                     )
                 )
         if errors:
-            raise _invalid(errors)
+            raise invalid(errors)
         ctx = BuildContext(
             namespace=self.namespace,
             image=default_image,
@@ -371,17 +371,6 @@ def _parse_time(text: str | None) -> datetime | None:
         return datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
         return None
-
-
-def _invalid(errors: list[FieldError]) -> ApiError:
-    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-    return ApiError(
-        400,
-        f"{errors[0].field}: {errors[0].message}{more}",
-        reason="Invalid request",
-        field=errors[0].field,
-        errors=errors,
-    )
 
 
 def _from_write(exc: WriteError, obj: dict[str, Any]) -> ApiError:

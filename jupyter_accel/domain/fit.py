@@ -15,7 +15,7 @@ from typing import Any
 from ..models.base import Visibility
 from ..models.fit import FitResponse, FitVerdict, PendingAhead, QuotaHeadroom, RoleFit
 from .accelerators import AcceleratorRegistry
-from .inventory import NOT_VISIBLE, allocated_by_node
+from .inventory import NOT_VISIBLE, allocated_by_node, node_quantities
 from .queues import cohort_of, flavor_order, headroom
 from .resources import PodDemand, format_quantity, parse_quantity, to_number
 from .scheduling import flavor_matches, is_node_ready, is_node_unschedulable, placement_problems
@@ -164,16 +164,6 @@ def _pack(
     return placed
 
 
-def _quantities(node: dict[str, Any], key: str) -> dict[str, Decimal]:
-    out = {}
-    for r, v in ((node.get("status") or {}).get(key) or {}).items():
-        try:
-            out[r] = parse_quantity(v)
-        except ValueError:
-            continue
-    return out
-
-
 def _check_nodes(
     demands: list[PodDemand],
     nodes: list[dict[str, Any]],
@@ -182,7 +172,7 @@ def _check_nodes(
     registry: AcceleratorRegistry,
 ) -> dict[str, RoleFit]:
     by_name = {(n.get("metadata") or {}).get("name", ""): n for n in nodes}
-    allocatable = {name: _quantities(n, "allocatable") for name, n in by_name.items()}
+    allocatable = {name: node_quantities(n, "allocatable") for name, n in by_name.items()}
     used = allocated_by_node(pods) if pods is not None else None
     free = (
         None

@@ -44,7 +44,7 @@ def allocated_by_node(pods: list[dict[str, Any]]) -> dict[str, dict[str, Decimal
     return dict(out)
 
 
-def _quantities(node: dict[str, Any], field: str) -> dict[str, Decimal]:
+def node_quantities(node: dict[str, Any], field: str) -> dict[str, Decimal]:
     out = {}
     for name, qty in ((node.get("status") or {}).get(field) or {}).items():
         try:
@@ -138,7 +138,7 @@ def node_accelerators(
     """One node's accelerators; `allocated` is this node's entry of allocated_by_node (None: pods not visible)."""
     meta = node.get("metadata") or {}
     labels = meta.get("labels") or {}
-    capacity, allocatable = _quantities(node, "capacity"), _quantities(node, "allocatable")
+    capacity, allocatable = node_quantities(node, "capacity"), node_quantities(node, "allocatable")
     devices = []
     for res in sorted(set(capacity) | set(allocatable)):
         info = registry.classify(res)

@@ -22,10 +22,9 @@ from ..models.workloads import (
     WorkloadState,
     WorkloadView,
 )
+from .labels import JOB_UID
 from .queues import NOT_VISIBLE, headroom
 from .resources import format_quantity, parse_quantity, pod_requests, to_number
-
-JOB_UID_LABEL = "kueue.x-k8s.io/job-uid"
 
 _UNUSED = re.compile(
     r"insufficient unused quota for (?P<res>[\w./-]+) in flavor (?P<flavor>[\w.-]+), "
@@ -291,7 +290,7 @@ def workload_view(
         owner_kind=owner.get("kind"),
         owner_name=owner.get("name"),
         owner_uid=owner.get("uid"),
-        job_uid=(meta.get("labels") or {}).get(JOB_UID_LABEL),
+        job_uid=(meta.get("labels") or {}).get(JOB_UID),
         queue_name=spec.get("queueName"),
         cluster_queue=admission.get("clusterQueue") or cluster_queue,
         priority_class=pc_name,
@@ -379,7 +378,7 @@ def find_workload_for_job(workloads: list[dict[str, Any]], job: dict[str, Any]) 
     matches = [
         wl
         for wl in workloads
-        if (uid and ((wl.get("metadata") or {}).get("labels") or {}).get(JOB_UID_LABEL) == uid) or owned(wl)
+        if (uid and ((wl.get("metadata") or {}).get("labels") or {}).get(JOB_UID) == uid) or owned(wl)
     ]
     if not matches:
         return None
