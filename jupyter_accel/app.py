@@ -16,6 +16,7 @@ from .models import API_PREFIX, ApiAvailability, Capabilities, Connection, Conne
 
 if TYPE_CHECKING:
     from .cluster.hub import Hub
+    from .cluster.session import ClusterSession
     from .push import Broadcaster
 
 PROBE_TTL = 15.0  # seconds an answered connection probe stays fresh
@@ -31,11 +32,12 @@ class AccelApp(ExtensionApp):
     )
 
     def initialize_settings(self) -> None:
-        from .cluster.session import ClusterSession
         from .domain.accelerators import AcceleratorRegistry
 
         self.accel_config = AccelConfig(parent=self)
-        self.session = ClusterSession(self.accel_config)
+        # the session (and with it the kubernetes client, ~0.15 s to import) is made in ensure_started(), after
+        # the server is up, so the extension adds little to Jupyter's start-up
+        self.session: ClusterSession
         self.registry = AcceleratorRegistry.from_config(list(self.accel_config.accelerators))
         self.hub: Hub | None = None
         self.broadcaster: Broadcaster | None = None
@@ -57,8 +59,10 @@ class AccelApp(ExtensionApp):
         servers embedded without their start hooks (tests, some launchers) still get their caches."""
         if self.broadcaster is not None:
             return
+        from .cluster.session import ClusterSession
         from .push import Broadcaster
 
+        self.session = ClusterSession(self.accel_config)
         self.broadcaster = Broadcaster(asyncio.get_running_loop(), self.accel_config.push_debounce)
         self._start_hub()
 

@@ -12,6 +12,23 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="${JUPYTER_ACCEL_VENV:-$ROOT/.venv}"
 export JUPYTER_ACCEL_VENV="$VENV"
 export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
+# two free consecutive loopback ports unless given: a JupyterLab left running elsewhere must not break the run
+if [ -z "${JUPYTER_ACCEL_UI_PORT:-}" ]; then
+  JUPYTER_ACCEL_UI_PORT=$(python3 - <<'PY'
+import socket
+for base in range(18891, 19891, 2):
+    try:
+        socks = [socket.create_server(("127.0.0.1", p)) for p in (base, base + 1)]
+    except OSError:
+        continue
+    for s in socks:
+        s.close()
+    print(base)
+    break
+PY
+)
+  export JUPYTER_ACCEL_UI_PORT
+fi
 export PATH="$VENV/bin:$PATH"  # jupyter-builder and jupyter lab come from the venv
 
 step() {

@@ -16,10 +16,11 @@ python -m venv "$OUT/venv"
 "$OUT/venv/bin/pip" install -q "$wheel" "jupyterlab>=4.6,<5"
 # a PATH without node proves the wheel needs no Node.js at install or run time
 clean_path=$(echo "$PATH" | tr ':' '\n' | grep -v -e "$ROOT/.venv" | while read -r d; do [ -x "$d/node" ] || echo "$d"; done | paste -sd:)
-server=$(PATH="$OUT/venv/bin:$clean_path" "$OUT/venv/bin/jupyter" server extension list 2>&1)
-lab=$(PATH="$OUT/venv/bin:$clean_path" "$OUT/venv/bin/jupyter" labextension list 2>&1)
+nocolor() { sed 's/\x1b\[[0-9;]*m//g'; }
+server=$(PATH="$OUT/venv/bin:$clean_path" "$OUT/venv/bin/jupyter" server extension list 2>&1 | nocolor)
+lab=$(PATH="$OUT/venv/bin:$clean_path" "$OUT/venv/bin/jupyter" labextension list 2>&1 | nocolor)
 echo "$server" | grep -E 'jupyter_accel' ; echo "$lab" | grep -E 'jupyter-accel'
-echo "$server" | grep -qE 'jupyter_accel enabled' && echo "$server" | grep -A1 'jupyter_accel enabled' | grep -q OK \
+echo "$server" | grep -qE 'jupyter_accel enabled' && echo "$server" | grep -qE 'jupyter_accel [0-9][^ ]* OK' \
   || { echo "server extension not enabled/OK:"; echo "$server"; exit 1; }
 echo "$lab" | grep -qE 'jupyter-accel v[0-9.]+ enabled OK' || { echo "labextension not enabled/OK:"; echo "$lab"; exit 1; }
 echo "packaging ok"

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from tornado import web
 
-from ..domain.hardware_profiles import list_profiles
-from ..domain.inventory import build_inventory
 from ..models import HardwareProfilesResponse, InventoryResponse, Visibility
 from .base import AccelHandler, Endpoint
 
@@ -21,6 +19,8 @@ class InventoryHandler(AccelHandler):
         nodes = self.readable_items(hub, "nodes")
         # allocated figures need every pod of the cluster; without that right they are left empty, not guessed
         pods = self.readable_items(hub, "allpods") if "allpods" in hub.informers else None
+        from ..domain.inventory import build_inventory
+
         self.send(build_inventory(nodes, pods, self.accel.registry))
 
 
@@ -41,5 +41,7 @@ class ProfilesHandler(AccelHandler):
             vis = Visibility(visible=False, message="not visible to your account")
         else:
             vis = Visibility()
+        from ..domain.hardware_profiles import list_profiles
+
         profiles = list_profiles(hw or [], legacy or [], registry=self.accel.registry)
         self.send(HardwareProfilesResponse(profiles=profiles, visibility=vis))

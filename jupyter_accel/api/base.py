@@ -78,11 +78,14 @@ class AccelHandler(APIHandler):
 
     async def synced_hub(self, timeout: float = 10.0) -> Hub:
         """The hub once its first discovery and every cache's first list are done (bounded), so that a first
-        answer after start-up is never a misleading empty one."""
+        answer after start-up is never a misleading empty one; 503 while the API server cannot be reached."""
         hub = self.hub()
         deadline = time.monotonic() + timeout
-        while not hub.is_synced() and time.monotonic() < deadline:
+        while not hub.is_synced() and hub.discovery_error is None and time.monotonic() < deadline:
             await asyncio.sleep(0.05)
+        if not hub.informers:
+            why = hub.discovery_error or "it did not answer in time"
+            raise ApiError(503, f"The Kubernetes API server cannot be reached: {why}", reason="Not connected")
         return hub
 
     def readable_items(self, hub: Hub, key: str) -> list[dict[str, Any]] | None:

@@ -6,14 +6,13 @@ from typing import TYPE_CHECKING, Any
 
 from tornado import web
 
-from ..cluster.informer import CacheState
-from ..domain.queues import build_queues
-from ..domain.workloads import build_workloads
 from ..models import QueuesResponse, Visibility, WorkloadsResponse
 from .base import AccelHandler, Endpoint
 
 if TYPE_CHECKING:
     from ..cluster.hub import Hub
+
+# domain/ and cluster/ are imported inside the handlers, to keep the Jupyter server's start-up short.
 
 
 class QueuesHandler(AccelHandler):
@@ -25,6 +24,8 @@ class QueuesHandler(AccelHandler):
 
     @web.authenticated
     async def get(self) -> None:
+        from ..domain.queues import build_queues
+
         hub = await self.synced_hub()
         self.send(
             build_queues(
@@ -49,6 +50,8 @@ class WorkloadsHandler(AccelHandler):
 
     @web.authenticated
     async def get(self) -> None:
+        from ..domain.workloads import build_workloads
+
         hub = await self.synced_hub()
         self.send(
             build_workloads(
@@ -61,6 +64,8 @@ class WorkloadsHandler(AccelHandler):
 
     @staticmethod
     def _positions_note(hub: Hub) -> dict[str, Any]:
+        from ..cluster.informer import CacheState
+
         if hub.pending_state == CacheState.absent:
             return {
                 "positions_visibility": Visibility(
@@ -72,6 +77,8 @@ class WorkloadsHandler(AccelHandler):
 
 def pending_summaries(hub: Hub) -> list[dict[str, Any]] | None:
     """The visibility API's answers as summaries; None when it is not served or not visible to this identity."""
+    from ..cluster.informer import CacheState
+
     if hub.pending_state in (CacheState.forbidden, CacheState.absent, CacheState.starting):
         return None
     return [{"items": items} for items in hub.pending.values()]

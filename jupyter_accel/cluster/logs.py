@@ -54,7 +54,10 @@ class LogStream:
             self.close()
 
     def close(self) -> None:
+        """Safe from any thread: shutting the socket down wakes a read blocked in chunks()."""
         if not self._closed:
             self._closed = True
+            with contextlib.suppress(Exception):
+                self._resp.response.shutdown()
             with contextlib.suppress(Exception):
                 self._resp.response.release_conn()

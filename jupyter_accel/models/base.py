@@ -11,7 +11,8 @@ API_PREFIX = f"accel/{API_VERSION}"
 class Wire(BaseModel):
     """Base of every wire model: unknown fields are refused, so typos in requests are reported."""
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    # defer_build: schemas are built on first use, not at import; keeps the server's start-up short
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, defer_build=True)
 
 
 class FieldError(Wire):

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlencode, urlsplit
 
-from .discovery import ServerEndpoint, find_server
+from .discovery import DiscoveryError, ServerEndpoint, find_server
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -54,7 +54,7 @@ class AccelError(Exception):
 
     def _render_traceback_(self) -> list[str]:
         # IPython shows this instead of a traceback: the message is what the user needs
-        return [f"\x1b[31mAccelError\x1b[0m: {self}"]
+        return [f"AccelError: {self}"]
 
     @classmethod
     def from_response(cls, status: int, body: bytes, reason: str) -> AccelError:
@@ -119,7 +119,8 @@ class _Stream:
                 if not raw:
                     return
                 yield raw.decode("utf-8", "replace").rstrip("\r\n")
-        except (OSError, http.client.HTTPException, ValueError):
+        except (OSError, http.client.HTTPException, ValueError, AttributeError):
+            # close() from another thread makes http.client fail in odd ways (fp None): that is the normal end
             if not self._closed.is_set():
                 raise
         finally:
@@ -168,7 +169,10 @@ class AccelClient:
 
     def __init__(self, url: str | None = None, token: str | None = None, *, timeout: float = 30.0):
         if url is None:
-            endpoint = find_server()
+            try:
+                endpoint = find_server()
+            except DiscoveryError as exc:
+                raise AccelError(str(exc)) from None
             if token is not None:
                 endpoint = ServerEndpoint(endpoint.url, token, endpoint.source)
         else:

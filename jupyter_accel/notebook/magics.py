@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import shlex
 import sys
+import threading
 import time
 from typing import Any, NoReturn
 
@@ -18,7 +19,7 @@ from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 
 from .client import JOB_KINDS, TERMINAL, AccelClient, AccelError
 from .display import Para, View
-from .requests import DEFAULT_GPU_TYPE, for_fit, job_request, parse_env
+from .requests import DEFAULT_GPU_TYPE, job_request, parse_env
 
 WAIT_POLL = 2.0  # seconds between status polls while --wait waits for pods
 
@@ -161,10 +162,7 @@ class AccelMagics(Magics):
     @property
     def client(self) -> AccelClient:
         if self._client is None:
-            try:
-                self._client = AccelClient()
-            except RuntimeError as exc:  # DiscoveryError
-                raise AccelError(str(exc)) from None
+            self._client = AccelClient()
         return self._client
 
     def _resolve(self, name: str, kind: str | None) -> tuple[str, str]:
@@ -191,7 +189,7 @@ class AccelMagics(Magics):
         if cmd == "jobs":
             return View(c.jobs("namespace" if args.all else "mine"))
         if cmd == "fit":
-            return View(c.fit(for_fit(_request_from(args, entrypoint=args.entrypoint))))
+            return View(c.fit(_request_from(args, entrypoint=args.entrypoint)))
         if cmd == "status":
             return View(c.job(*self._resolve(args.name, args.kind)))
         if cmd == "logs":
@@ -248,6 +246,33 @@ def _print_logs(
         stream.close()
 
 
+def _follow_until_done(c: AccelClient, kind: str, name: str, poll: float, deadline: float | None) -> None:
+    """Print the followed log until the job ends. A watcher closes the stream at the end: a log stream need not
+    end with the job (the followed pod may outlive it, or a simulated kubelet keeps it open)."""
+    stream = c.logs(kind, name, follow=True)
+    stop = threading.Event()
+
+    def watch() -> None:
+        while not stop.wait(poll):
+            try:
+                if str(c.job(kind, name).job.status) in TERMINAL:
+                    break
+            except AccelError:
+                break
+            if deadline is not None and time.monotonic() > deadline:
+                break
+        stream.close()
+
+    watcher = threading.Thread(target=watch, name="jupyter-accel-wait", daemon=True)
+    watcher.start()
+    try:
+        for line in stream:
+            print(line, flush=True)
+    finally:
+        stop.set()
+        stream.close()
+
+
 def _live_view(c: AccelClient, job: Any) -> Any:
     """A self-updating monitor widget where ipywidgets is installed, else the job as submitted."""
     try:
@@ -284,7 +309,7 @@ def wait_for_job(c: AccelClient, kind: str, name: str, *, timeout: float | None 
             if status == "Running" and not shown_logs:
                 shown_logs = True
                 try:
-                    _print_logs(c, kind, name, follow=True)  # returns when the followed pod ends
+                    _follow_until_done(c, kind, name, poll, deadline)
                 except AccelError as exc:
                     print(f"(logs unavailable: {exc.message})")
             elif deadline is not None and time.monotonic() > deadline:

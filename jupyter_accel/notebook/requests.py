@@ -51,18 +51,6 @@ def job_request(
     return {k: v for k, v in body.items() if v is not None}
 
 
-def for_fit(body: dict[str, Any]) -> dict[str, Any]:
-    """The request as the fit check needs it: the server validates a whole JobRequest, but the answer depends only
-    on the job's shape, so a request without a program yet gets a no-op one (fit has no side effects)."""
-    kind = body.get("kind")
-    has_program = body.get("script") or body.get("command") or body.get("entrypoint")
-    if has_program or kind == "ray-cluster":
-        return body
-    if kind == "ray-job":
-        return {**body, "entrypoint": "true"}
-    return {**body, "command": ["true"]}
-
-
 def parse_env(pairs: list[str]) -> dict[str, str]:
     """KEY=VALUE pairs; ValueError names the bad one."""
     env = {}

@@ -15,7 +15,7 @@ import ipywidgets as w
 
 from .client import JOB_KINDS, TERMINAL, AccelClient, AccelError, validate_request
 from .display import Para, blocks, to_html
-from .requests import DEFAULT_GPU_TYPE, for_fit, job_request
+from .requests import DEFAULT_GPU_TYPE, job_request
 
 POLL_SECONDS = 5.0  # fallback poll interval when the push stream is unavailable
 LOG_TAIL = 40
@@ -97,6 +97,7 @@ class _LiveBox(w.VBox):
     """A VBox that owns a Follower and stops it on close()."""
 
     _follower: Follower | None = None
+    updates = 0  # refreshes so far (construction, pushes, polls): lets callers see that it is live
 
     def _follow(self, client: AccelClient, topics: Iterable[str], poll: float) -> None:
         self._follower = Follower(client, topics, self.refresh, poll).start()
@@ -146,6 +147,7 @@ class AcceleratorView(_LiveBox):
                 setattr(self, attr, model)
                 target.value = _html(model)
             self.status.value = _error_html(errors[0]) if errors else ""
+            self.updates += 1
 
 
 class JobMonitor(_LiveBox):
@@ -186,6 +188,7 @@ class JobMonitor(_LiveBox):
 
     def refresh(self) -> None:
         with self._lock:
+            self.updates += 1
             try:
                 self.detail = self.client.job(self.kind, self.name)
             except AccelError as exc:
@@ -318,7 +321,7 @@ class JobLauncher(w.VBox):
     def check(self) -> Any:
         """Run the fit check for the current form; the answer is shown and kept in `fit_result`."""
         try:
-            self.fit_result = self.client.fit(validate_request(for_fit(self.request())))
+            self.fit_result = self.client.fit(validate_request(self.request()))
             self.fit_error = None
             self.fit_html.value = _html(self.fit_result)
         except AccelError as exc:

@@ -215,9 +215,16 @@ function NotVisible(props: {
   return (
     <p className="jp-accel-note jp-accel-not-visible">
       {props.what} not visible to your account
-      {props.visibility.message ? `: ${props.visibility.message}` : '.'}
+      {visibilityDetail(props.visibility.message)}
     </p>
   );
+}
+
+/** ": why" after "not visible to your account", unless it only says that again. */
+function visibilityDetail(message: string | null | undefined): string {
+  return message && !/not visible to your account\.?$/.test(message)
+    ? `: ${message}`
+    : '.';
 }
 
 export function Bar(props: { bar: IBar; className?: string }): JSX.Element {
@@ -408,9 +415,7 @@ function QueueRow(props: { queue: QueueView }): JSX.Element {
       {!visible ? (
         <p className="jp-accel-note jp-accel-not-visible">
           ClusterQueue quota not visible to your account
-          {q.cluster_queue_visibility?.message
-            ? `: ${q.cluster_queue_visibility.message}`
-            : '.'}
+          {visibilityDetail(q.cluster_queue_visibility?.message)}
         </p>
       ) : (
         <div className="jp-accel-flavors">

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 from cluster_api import NAMESPACE, admin_create, admin_delete, gpu_pod, wait_for
 
@@ -154,3 +156,40 @@ class TestRuntimeToken:
         assert token not in caplog.text
         code, err = await api.call("PUT", "identity/token", {"token": ""})
         assert code == 400 and err["field"] == "token"
+
+
+class TestPushStream:
+    async def test_a_change_is_pushed_debounced(self, api, jp_fetch, admin_api, unique):
+        """A pod created in the namespace reaches an open stream as one debounced `change` naming its topics."""
+        import asyncio
+        import json as _json
+
+        from tornado.httpclient import HTTPClientError
+
+        await api.get("info")
+        chunks: list[bytes] = []
+        fetch = asyncio.ensure_future(
+            jp_fetch("accel", "v1", "stream", streaming_callback=chunks.append, request_timeout=15)
+        )
+        await wait_for(lambda: b"event: change" in b"".join(chunks), 10, "the first event")
+        name = unique("pushed")
+        admin_create(admin_api, gpu_pod(name, "cpu-0", 1, "example.com/none"), NAMESPACE)
+        try:
+
+            def events():
+                out = []
+                for block in b"".join(chunks).decode().split("\n\n"):
+                    data = [ln[6:] for ln in block.splitlines() if ln.startswith("data: ")]
+                    if data:
+                        out.append(_json.loads(data[0]))
+                return out
+
+            found = await wait_for(lambda: [e for e in events() if "jobs" in e["topics"]], 20, "a jobs change")
+            assert events()[0]["topics"] == ["*"]  # a (re)connected client refetches everything
+            assert "inventory" in found[0]["topics"]
+            assert found[0]["revision"] > events()[0]["revision"]
+        finally:
+            admin_delete(admin_api, "v1", "Pod", name, NAMESPACE)
+            fetch.cancel()
+            with contextlib.suppress(asyncio.CancelledError, HTTPClientError):
+                await fetch

@@ -211,3 +211,98 @@ test('launches a job, watches it succeed, opens its logs and deletes it', async 
     )
     .toBe(404);
 });
+
+test('shows "reconnecting" while the push stream is refused, and goes quiet when hidden', async ({
+  page
+}) => {
+  const panel = await openPanel(page);
+  const h100 = section(panel, 'Accelerators').locator(
+    '[data-model="NVIDIA-H100-80GB-HBM3"]'
+  );
+  await expect(h100).toBeVisible();
+
+  // Hide the panel: the stream closes and nothing is asked of the server.
+  await page.sidebar.close('left');
+  await page.waitForTimeout(500);
+  const asked: string[] = [];
+  const onRequest = (r: { url(): string }): void => {
+    if (r.url().includes('/accel/v1/')) {
+      asked.push(r.url());
+    }
+  };
+  page.on('request', onRequest);
+  await page.waitForTimeout(4000);
+  page.off('request', onRequest);
+  expect(asked).toEqual([]);
+
+  // Shown again while the server refuses the stream: a visible reconnecting state.
+  await page.route(/\/accel\/v1\/stream/, route =>
+    route.fulfill({
+      status: 503,
+      contentType: 'application/json',
+      body: JSON.stringify({ message: 'stream refused by the test' })
+    })
+  );
+  await page.sidebar.openTab(PANEL_ID);
+  const live = panel.getByRole('status', { name: 'Live updates' });
+  await expect(live).toHaveAttribute('data-state', 'reconnecting');
+  await expect(live).toContainText('stream refused by the test');
+  await shoot(page, 'reconnecting', panel);
+  await page.unroute(/\/accel\/v1\/stream/);
+  // The next attempt (backoff of 1, 2, 4 s) gets through and the banner goes.
+  await expect(live).toHaveCount(0, { timeout: 15_000 });
+  await expect(h100).toBeVisible();
+});
+
+test('queues a job too big for the quota, suspends and resumes it', async ({
+  page
+}) => {
+  test.setTimeout(120_000);
+  const panel = await openPanel(page);
+  await panel.getByRole('button', { name: 'Launch', expanded: false }).click();
+  const form = panel.getByRole('form', { name: 'Launch a job' });
+  await form.getByRole('textbox', { name: 'Command' }).fill('sleep 1');
+  await form.getByLabel('Workers').fill('2');
+  await form.getByLabel('Count per worker').fill('8');
+  // 16 GPUs against a ClusterQueue of 8 (+4 borrowable): the check says so.
+  const fit = form.getByRole('status', { name: 'Fit check' });
+  await expect(fit).toHaveAttribute('data-verdict', 'never_fits');
+  await form.getByRole('button', { name: 'Launch' }).click();
+  const launched = form.getByRole('status').filter({ hasText: 'Launched' });
+  await expect(launched).toBeVisible();
+  const name = ((await launched.textContent()) ?? '')
+    .replace('Launched', '')
+    .replace('.', '')
+    .trim();
+  await panel.getByRole('button', { name: 'Launch', expanded: true }).click();
+  await section(panel, 'Accelerators')
+    .getByRole('button', { name: 'Accelerators' })
+    .click();
+
+  const jobs = section(panel, 'My jobs');
+  const row = jobs.locator(`[data-job="${name}"]`);
+  await expect(row).toHaveAttribute('data-status', 'Queued');
+  await expect(row).toContainText('insufficient quota', { timeout: 30_000 });
+  await expect(row).toContainText('#1 in queue');
+  await shoot(page, 'jobs-queued');
+
+  await row.getByRole('button', { name: 'Suspend' }).click();
+  await expect(row).toHaveAttribute('data-status', 'Suspended', {
+    timeout: 30_000
+  });
+  await row.getByRole('button', { name: 'Resume' }).click();
+  await expect(row).toHaveAttribute('data-status', 'Queued', {
+    timeout: 30_000
+  });
+
+  // The whole namespace lists it too.
+  await jobs.getByRole('radio', { name: 'Whole namespace' }).check();
+  await expect(row).toBeVisible();
+
+  await row.getByRole('button', { name: `Delete ${name}` }).click();
+  await page
+    .locator('.jp-Dialog')
+    .getByRole('button', { name: 'Delete' })
+    .click();
+  await expect(row).toHaveCount(0);
+});

@@ -1,0 +1,56 @@
+"""The ipywidgets, driven through their models (trait values, children) against a real Jupyter server."""
+
+from __future__ import annotations
+
+import pytest
+
+from jupyter_accel.notebook import AccelClient
+from jupyter_accel.notebook.widgets import AcceleratorView, Follower, JobLauncher, JobMonitor
+
+
+@pytest.fixture
+def client(jupyter_server) -> AccelClient:
+    return AccelClient(jupyter_server.url, jupyter_server.token, timeout=20)
+
+
+def test_accelerator_view_shows_the_server_error_and_stops_on_close(client):
+    view = AcceleratorView(client, poll=0.2)
+    assert view.inventory is None
+    assert "not connected" in view.status.value and "not connected" in view.inventory_html.value
+    assert view._follower.running
+    view.close()
+    view._follower.join(5)
+    assert not view._follower.running
+
+
+def test_launcher_checks_fields_as_the_user_edits(client):
+    launcher = JobLauncher(client)
+    assert len(launcher.load_errors) == 3  # inventory, queues and profiles: all need the cluster
+    assert launcher.gpu_type.options == ("nvidia.com/gpu",)  # the fallback when no inventory is visible
+    assert launcher.fit_error.status == 503
+    launcher.job_name.value = "Not_A_Name"
+    assert launcher.fit_error.field == "name" and launcher.fit_error.status is None  # caught before the trip
+    assert "lower-case" in launcher.fit_html.value
+    launcher.job_name.value = "ok-name"
+    assert launcher.fit_error.status == 503
+    launcher.close()
+
+
+def test_monitor_keeps_trying_until_closed(client):
+    monitor = JobMonitor("pytorch", "nothing-here", client=client, poll=0.2)
+    assert monitor.status is None and not monitor.ended.is_set()
+    assert "not connected" in monitor.status_html.value
+    monitor.close()
+    monitor._follower.join(5)
+    assert not monitor._follower.running
+
+
+def test_follower_fires_on_the_first_stream_event_and_stops(client):
+    import threading
+
+    fired = threading.Event()
+    follower = Follower(client, ("jobs",), fired.set, poll=30).start()
+    assert fired.wait(10)  # the "*" event each (re)connection starts with
+    follower.stop()
+    follower.join(5)
+    assert not follower.running
