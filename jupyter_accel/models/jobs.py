@@ -264,7 +264,7 @@ class JobDetail(Wire):
     job: JobView
     events: list[EventView] = Field(default_factory=list)
     dashboard_path: str | None = Field(
-        None, description="Path below the server's base URL of the Ray dashboard proxy, for Ray kinds."
+        None, description="Absolute path (base URL included) of the Ray dashboard proxy, for Ray kinds."
     )
 
 
