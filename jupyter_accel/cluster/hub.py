@@ -125,9 +125,10 @@ class Hub:
         backoff = 0.5
         while not self._stop.is_set():
             try:
-                self.discovery = discover(self.api, self.request_timeout)
-                self.permissions = review_all(self.api, self.namespace, self.request_timeout)
-                self.discovery_error = None
+                discovery = discover(self.api, self.request_timeout)
+                permissions = review_all(self.api, self.namespace, self.request_timeout)
+                # published together: a reader never sees the APIs without the permissions that go with them
+                self.discovery, self.permissions, self.discovery_error = discovery, permissions, None
                 break
             except Exception as exc:
                 self.discovery_error = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
@@ -169,8 +170,9 @@ class Hub:
         """Pick up CRDs installed later and changed permissions without a server restart."""
         while not self._stop.wait(self.MAINTENANCE_PERIOD):
             try:
-                self.discovery = discover(self.api, self.request_timeout)
-                self.permissions = review_all(self.api, self.namespace, self.request_timeout)
+                discovery = discover(self.api, self.request_timeout)
+                permissions = review_all(self.api, self.namespace, self.request_timeout)
+                self.discovery, self.permissions = discovery, permissions
             except Exception:
                 continue
             for res in self._wanted():

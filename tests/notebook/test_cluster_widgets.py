@@ -34,8 +34,13 @@ def test_accelerator_view_follows_the_cluster(cluster_client, unique, wait_until
                 "accelerators": {"resource": "nvidia.com/gpu", "count": 1},
             }
         )
-        wait_until(lambda: view.updates > settled, timeout=30, what="an update pushed through /stream")
-        assert _queue_load(view) >= 1  # our job at least
+        # Kueue updates the LocalQueue's counts a moment after the job appears: wait for the push that carries it
+        # (the 60 s poll cannot be what brings it within 30 s)
+        wait_until(
+            lambda: view.updates > settled and _queue_load(view) >= 1,
+            timeout=30,
+            what="the queue's new workload pushed through /stream",
+        )
         assert view.queues_html.value  # re-rendered
     finally:
         cluster_client.delete("pytorch", name)
