@@ -765,7 +765,7 @@ export interface components {
         JobDetail: {
             /**
              * Dashboard Path
-             * @description Path below the server's base URL of the Ray dashboard proxy, for Ray kinds.
+             * @description Absolute path (base URL included) of the Ray dashboard proxy, for Ray kinds.
              * @default null
              */
             dashboard_path: string | null;
