@@ -8,6 +8,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
+import urllib3
 from jupyter_server.base.handlers import APIHandler
 from pydantic import BaseModel, ValidationError
 from tornado import web
@@ -114,6 +115,13 @@ class AccelHandler(APIHandler):
             body = exc.body
         elif isinstance(exc, web.HTTPError):
             body = ErrorResponse(message=exc.log_message or self._reason, reason=exc.reason or self._reason)
+        elif isinstance(exc, urllib3.exceptions.HTTPError | OSError):
+            # a write or log stream that met a vanished API server: a state to show, not an internal error
+            self.set_status(503)
+            first = str(exc).splitlines()[0][:300] if str(exc) else type(exc).__name__
+            body = ErrorResponse(
+                message=f"The Kubernetes API server cannot be reached: {first}", reason="Not connected"
+            )
         else:
             body = ErrorResponse(
                 message="The server extension hit an unexpected error; see the server log.", reason="Internal error"

@@ -102,19 +102,23 @@ class JobOps:
                 continue
             visibility[kind.value] = Visibility()
             for obj in self.hub.items(info.cache_key):
-                obj = {"apiVersion": f"{info.group}/{self.hub.version(info.group)}", "kind": info.kind, **obj}
+                obj = self._typed(info, obj)
                 if scope == "mine" and not _mine(obj, workbench):
                     continue
                 views.append(self._view(obj, positions, workloads, pods, known))
         views.sort(key=lambda v: v.created or "", reverse=True)
         return JobsResponse(jobs=views, scope=scope, kinds_served=self.served_kinds(), visibility=visibility)
 
+    def _typed(self, info: KindInfo, obj: dict[str, Any]) -> dict[str, Any]:
+        """A cached object with the apiVersion and kind that lists and watches leave out of their items."""
+        return {"apiVersion": f"{info.group}/{self.hub.version(info.group)}", "kind": info.kind, **obj}
+
     def cached(self, kind: JobKind, name: str) -> dict[str, Any]:
         info = self._served(kind)
         obj = self.hub.get(info.cache_key, name, self.namespace)
         if obj is None:
             raise ApiError(404, f"No {info.kind} named {name!r} in namespace {self.namespace}.", reason="Not found")
-        return {"apiVersion": f"{info.group}/{self.hub.version(info.group)}", "kind": info.kind, **obj}
+        return self._typed(info, obj)
 
     def detail(self, kind: JobKind, name: str) -> JobDetail:
         obj = self.cached(kind, name)
@@ -272,20 +276,13 @@ class JobOps:
         for obj in self.hub.items(info.cache_key):
             ann = (obj.get("metadata") or {}).get("annotations") or {}
             if ann.get(L.REQUEST_ID) == request.client_request_id:
-                return {"apiVersion": f"{info.group}/{self.hub.version(info.group)}", "kind": info.kind, **obj}
+                return self._typed(info, obj)
         # the cache may lag a create by a few milliseconds: ask the API server by label
-        from ..cluster import rest
-
         ref = Ref(info.group, self.hub.version(info.group) or "", info.plural, self.namespace, "")
-        found = rest.request(
-            self.hub.api,
-            "GET",
-            ref.path(with_name=False),
-            timeout=self.timeout,
-            query={"labelSelector": f"{L.REQUEST_ID}={request.client_request_id}"},
+        items = writes.list_objects(
+            self.hub.api, ref, f"{L.REQUEST_ID}={request.client_request_id}", timeout=self.timeout
         )
-        items = found.get("items") or []
-        return {"apiVersion": ref.group + "/" + ref.version, "kind": info.kind, **items[0]} if items else None
+        return self._typed(info, items[0]) if items else None
 
     def _fresh_view(self, obj: dict[str, Any]) -> JobView:
         return self._view(

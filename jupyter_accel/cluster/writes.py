@@ -88,6 +88,17 @@ def delete(api: ApiClient, ref: Ref, *, propagation: str = "Background", timeout
             raise WriteError(exc) from None
 
 
+def list_objects(api: ApiClient, ref: Ref, label_selector: str, *, timeout: float = 10.0) -> list[dict[str, Any]]:
+    """Objects of ref's kind in ref's namespace matching a label selector (ref.name is ignored)."""
+    try:
+        found = rest.request(
+            api, "GET", ref.path(with_name=False), query={"labelSelector": label_selector}, timeout=timeout
+        )
+    except ApiException as exc:
+        raise WriteError(exc) from None
+    return found.get("items") or []
+
+
 def get(api: ApiClient, ref: Ref, *, timeout: float = 10.0) -> dict[str, Any] | None:
     try:
         return rest.request(api, "GET", ref.path(), timeout=timeout)
