@@ -11,8 +11,9 @@ from jupyter_server.extension.application import ExtensionApp
 from jupyter_server.utils import url_path_join
 from traitlets import Unicode
 
+from . import models
 from .config import AccelConfig
-from .models import API_PREFIX, ApiAvailability, Capabilities, Connection, ConnectionState
+from .models import API_PREFIX
 
 if TYPE_CHECKING:
     from .cluster.hub import Hub
@@ -35,9 +36,11 @@ class AccelApp(ExtensionApp):
         from .domain.accelerators import AcceleratorRegistry
 
         self.accel_config = AccelConfig(parent=self)
-        # the session (and with it the kubernetes client, ~0.15 s to import) is made in ensure_started(), after
-        # the server is up, so the extension adds little to Jupyter's start-up
+        # the session (and with it the kubernetes client) is made in started(), after the server is up, so the
+        # extension adds little to Jupyter's start-up
         self.session: ClusterSession
+        self._starting: asyncio.Task[None] | None = None
+        self._stopped = False
         self.registry = AcceleratorRegistry.from_config(list(self.accel_config.accelerators))
         self.hub: Hub | None = None
         self.broadcaster: Broadcaster | None = None
@@ -52,12 +55,23 @@ class AccelApp(ExtensionApp):
             self.handlers.append((url_path_join("/", API_PREFIX, handler.path), handler))
 
     async def _start_jupyter_server_extension(self, serverapp) -> None:
-        self.ensure_started()
+        # not awaited: the server answers while the heavy modules load in a thread
+        self._starting = asyncio.get_running_loop().create_task(self._start())
 
-    def ensure_started(self) -> None:
-        """Start the push broadcaster and the caches once, on the event loop. Also called by the first request:
-        servers embedded without their start hooks (tests, some launchers) still get their caches."""
+    async def started(self) -> None:
+        """Start the push broadcaster and the caches once. Awaited by every request, so servers embedded without
+        their start hooks (tests, some launchers) still get their caches, and no request runs half-started."""
         if self.broadcaster is not None:
+            return
+        if self._starting is None:
+            self._starting = asyncio.get_running_loop().create_task(self._start())
+        await asyncio.shield(self._starting)
+
+    async def _start(self) -> None:
+        # the kubernetes client, pydantic and the wire models take ~0.25 s to import: a thread does it, so the
+        # event loop keeps answering; the objects are made on the loop afterwards
+        await asyncio.get_running_loop().run_in_executor(None, _import_runtime)
+        if self.broadcaster is not None or self._stopped:
             return
         from .cluster.session import ClusterSession
         from .push import Broadcaster
@@ -67,6 +81,7 @@ class AccelApp(ExtensionApp):
         self._start_hub()
 
     async def stop_extension(self) -> None:
+        self._stopped = True
         if self.hub is not None:
             hub, self.hub = self.hub, None
             await asyncio.get_running_loop().run_in_executor(None, hub.stop)
@@ -101,7 +116,7 @@ class AccelApp(ExtensionApp):
         if self.broadcaster is not None:
             self.broadcaster.notify_threadsafe(key)
 
-    async def set_token(self, token: str | None) -> Connection:
+    async def set_token(self, token: str | None) -> models.Connection:
         """Switch identity at runtime (memory only) and rebuild the caches for it."""
         loop = asyncio.get_running_loop()
         old, self.hub = self.hub, None
@@ -114,18 +129,18 @@ class AccelApp(ExtensionApp):
         self._notify("info")
         return conn
 
-    async def current_state(self) -> tuple[Connection, Capabilities]:
+    async def current_state(self) -> tuple[models.Connection, models.Capabilities]:
         """The connection, re-probed off the event loop at most every PROBE_TTL seconds."""
         async with self._probe_lock:
             if time.monotonic() - self._probed_at > PROBE_TTL and self.session.api_client is not None:
                 await asyncio.get_running_loop().run_in_executor(None, self.session.probe)
                 self._probed_at = time.monotonic()
         conn = self.session.connection
-        caps = Capabilities(read_only=self.accel_config.read_only)
+        caps = models.Capabilities(read_only=self.accel_config.read_only)
         hub = self.hub
-        if hub is not None and conn.state == ConnectionState.connected:
+        if hub is not None and conn.state == models.ConnectionState.connected:
             d = hub.discovery
-            caps.apis = ApiAvailability(
+            caps.apis = models.ApiAvailability(
                 kueue=d.version("kueue.x-k8s.io"),
                 kueue_visibility=d.version("visibility.kueue.x-k8s.io"),
                 ray=d.version("ray.io") if d.serves("ray.io", "rayclusters") else None,
@@ -136,3 +151,15 @@ class AccelApp(ExtensionApp):
             )
             caps.permissions = list(hub.permissions)
         return conn, caps
+
+
+def _import_runtime() -> None:
+    """What the first request would otherwise import on the event loop (module imports are thread-safe)."""
+    import importlib
+
+    from . import models
+
+    for name in ("cluster.session", "cluster.hub", "push", "api.job_ops"):
+        importlib.import_module(f".{name}", __package__)
+    for name in models.__all__:
+        getattr(models, name)

@@ -15,6 +15,7 @@ from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
 from . import __version__
+from . import models as wire
 from .api.routes import HANDLERS
 from .models import API_PREFIX, ErrorResponse
 
@@ -31,7 +32,7 @@ def build() -> dict[str, Any]:
     models: set[type[BaseModel]] = {ErrorResponse}
     for h in HANDLERS:
         for ep in h.endpoints.values():
-            models.update(m for m in (ep.request, ep.response) if m is not None)
+            models.update(getattr(wire, m) for m in (ep.request, ep.response) if m is not None)
     ordered = sorted(models, key=lambda m: m.__name__)
     _, defs = models_json_schema([(m, "serialization") for m in ordered], ref_template=REF)
     schemas = defs.get("$defs", {})
@@ -52,7 +53,7 @@ def build() -> dict[str, Any]:
             if ep.request is not None:
                 op["requestBody"] = {
                     "required": True,
-                    "content": {"application/json": {"schema": {"$ref": REF.format(model=ep.request.__name__)}}},
+                    "content": {"application/json": {"schema": {"$ref": REF.format(model=ep.request)}}},
                 }
             responses: dict[str, Any] = {}
             if ep.streaming:
@@ -63,7 +64,7 @@ def build() -> dict[str, Any]:
             elif ep.response is not None:
                 responses[str(ep.status)] = {
                     "description": "OK",
-                    "content": {"application/json": {"schema": {"$ref": REF.format(model=ep.response.__name__)}}},
+                    "content": {"application/json": {"schema": {"$ref": REF.format(model=ep.response)}}},
                 }
             else:
                 responses[str(ep.status)] = {"description": "OK"}

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from tornado import web
 
-from ..models import HardwareProfilesResponse, InventoryResponse, Visibility
+from .. import models
 from .base import AccelHandler, Endpoint
 
 
 class InventoryHandler(AccelHandler):
     path = "inventory"
-    endpoints = {"get": Endpoint("Accelerators per node and per model", response=InventoryResponse, errors=(503,))}
+    endpoints = {"get": Endpoint("Accelerators per node and per model", response="InventoryResponse", errors=(503,))}
     _track_activity = False
 
     @web.authenticated
@@ -26,7 +26,7 @@ class InventoryHandler(AccelHandler):
 
 class ProfilesHandler(AccelHandler):
     path = "profiles"
-    endpoints = {"get": Endpoint("Hardware profiles on offer", response=HardwareProfilesResponse, errors=(503,))}
+    endpoints = {"get": Endpoint("Hardware profiles on offer", response="HardwareProfilesResponse", errors=(503,))}
     _track_activity = False
 
     @web.authenticated
@@ -36,12 +36,12 @@ class ProfilesHandler(AccelHandler):
         legacy = self.readable_items(hub, "acceleratorprofiles")
         served = "hardwareprofiles" in hub.informers or "acceleratorprofiles" in hub.informers
         if not served:
-            vis = Visibility(visible=False, message="This cluster serves no hardware profiles.")
+            vis = models.Visibility(visible=False, message="This cluster serves no hardware profiles.")
         elif hw is None and legacy is None:
-            vis = Visibility(visible=False, message="not visible to your account")
+            vis = models.Visibility(visible=False, message="not visible to your account")
         else:
-            vis = Visibility()
+            vis = models.Visibility()
         from ..domain.hardware_profiles import list_profiles
 
         profiles = list_profiles(hw or [], legacy or [], registry=self.accel.registry)
-        self.send(HardwareProfilesResponse(profiles=profiles, visibility=vis))
+        self.send(models.HardwareProfilesResponse(profiles=profiles, visibility=vis))

@@ -10,16 +10,19 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 import urllib3
 from jupyter_server.base.handlers import APIHandler
-from pydantic import BaseModel, ValidationError
 from tornado import web
 
-from ..models import ErrorResponse, FieldError
+from .. import models
 
+# models and pydantic load on first use (see models/__init__.py): handler modules are imported while the Jupyter
+# server starts, so they name wire models by attribute at call time, never at import.
 if TYPE_CHECKING:
+    from pydantic import BaseModel, ValidationError
+
     from ..app import AccelApp
     from ..cluster.hub import Hub
 
-M = TypeVar("M", bound=BaseModel)
+M = TypeVar("M", bound="BaseModel")
 
 
 @dataclass(frozen=True)
@@ -27,8 +30,8 @@ class Endpoint:
     """What one verb of a handler takes and returns; the OpenAPI document is generated from these."""
 
     summary: str
-    response: type[BaseModel] | None = None
-    request: type[BaseModel] | None = None
+    response: str | None = None  # names of classes in jupyter_accel.models
+    request: str | None = None
     query: dict[str, str] = field(default_factory=dict)
     status: int = 200
     errors: tuple[int, ...] = ()
@@ -45,10 +48,10 @@ class ApiError(web.HTTPError):
         *,
         reason: str | None = None,
         field: str | None = None,
-        errors: list[FieldError] | None = None,
+        errors: list[models.FieldError] | None = None,
     ):
         super().__init__(status, log_message=None)
-        self.body = ErrorResponse(message=message, reason=reason, field=field, errors=errors or [])
+        self.body = models.ErrorResponse(message=message, reason=reason, field=field, errors=errors or [])
 
 
 class AccelHandler(APIHandler):
@@ -61,9 +64,9 @@ class AccelHandler(APIHandler):
     def accel(self) -> AccelApp:
         return self.settings["jupyter_accel"]
 
-    def prepare(self):
-        self.accel.ensure_started()
-        return super().prepare()
+    async def prepare(self) -> None:
+        await super().prepare()
+        await self.accel.started()
 
     def hub(self) -> Hub:
         """The caches of the current identity; 503 with the connection's own sentence when there are none."""
@@ -94,6 +97,8 @@ class AccelHandler(APIHandler):
         return hub.items(key) if hub.readable(key) else None
 
     def parse_body(self, model: type[M]) -> M:
+        from pydantic import ValidationError
+
         try:
             raw = json.loads(self.request.body or b"{}")
         except json.JSONDecodeError as exc:
@@ -114,23 +119,23 @@ class AccelHandler(APIHandler):
         if isinstance(exc, ApiError):
             body = exc.body
         elif isinstance(exc, web.HTTPError):
-            body = ErrorResponse(message=exc.log_message or self._reason, reason=exc.reason or self._reason)
+            body = models.ErrorResponse(message=exc.log_message or self._reason, reason=exc.reason or self._reason)
         elif isinstance(exc, urllib3.exceptions.HTTPError | OSError):
             # a write or log stream that met a vanished API server: a state to show, not an internal error
             self.set_status(503)
             first = str(exc).splitlines()[0][:300] if str(exc) else type(exc).__name__
-            body = ErrorResponse(
+            body = models.ErrorResponse(
                 message=f"The Kubernetes API server cannot be reached: {first}", reason="Not connected"
             )
         else:
-            body = ErrorResponse(
+            body = models.ErrorResponse(
                 message="The server extension hit an unexpected error; see the server log.", reason="Internal error"
             )
         self.set_header("Content-Type", "application/json")
         self.finish(body.model_dump_json())
 
 
-def invalid(errors: list[FieldError]) -> ApiError:
+def invalid(errors: list[models.FieldError]) -> ApiError:
     """One 400 naming every offending field; the message leads with the first."""
     first = errors[0]
     more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
@@ -143,7 +148,7 @@ def validation_error(exc: ValidationError) -> ApiError:
     """pydantic's errors as field paths."""
     return invalid(
         [
-            FieldError(field=".".join(str(p) for p in err["loc"]) or "(body)", message=err["msg"])
+            models.FieldError(field=".".join(str(p) for p in err["loc"]) or "(body)", message=err["msg"])
             for err in exc.errors(include_url=False)
         ]
     )

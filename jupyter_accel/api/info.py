@@ -4,17 +4,16 @@ from __future__ import annotations
 
 from tornado import web
 
-from .. import __version__
-from ..models import InfoResponse
+from .. import __version__, models
 from .base import AccelHandler, Endpoint
 
 
 class InfoHandler(AccelHandler):
     path = "info"
-    endpoints = {"get": Endpoint("Server version, connection state and capabilities", response=InfoResponse)}
+    endpoints = {"get": Endpoint("Server version, connection state and capabilities", response="InfoResponse")}
     _track_activity = False  # the panel polls this; it must not keep an idle server alive
 
     @web.authenticated
     async def get(self) -> None:
         conn, caps = await self.accel.current_state()
-        self.send(InfoResponse(version=__version__, connection=conn, capabilities=caps))
+        self.send(models.InfoResponse(version=__version__, connection=conn, capabilities=caps))

@@ -10,17 +10,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from tornado import web
 
-from ..models import (
-    CleanupRequest,
-    CleanupResponse,
-    FitResponse,
-    JobDetail,
-    JobKind,
-    JobRequest,
-    JobsResponse,
-    JobView,
-    SubmitResponse,
-)
+from .. import models
 from .base import AccelHandler, ApiError, Endpoint
 
 if TYPE_CHECKING:
@@ -61,14 +51,14 @@ class JobsHandler(JobsBase):
     endpoints = {
         "get": Endpoint(
             "All jobs of the namespace, every kind, with unified status",
-            response=JobsResponse,
+            response="JobsResponse",
             query={"scope": "mine | namespace (default namespace)"},
             errors=(400, 503),
         ),
         "post": Endpoint(
             "Submit a job (server-side dry run first)",
-            request=JobRequest,
-            response=SubmitResponse,
+            request="JobRequest",
+            response="SubmitResponse",
             status=201,
             errors=(400, 409, 503),
         ),
@@ -82,7 +72,7 @@ class JobsHandler(JobsBase):
     @web.authenticated
     async def post(self) -> None:
         self._track_activity = True
-        request = self.parse_body(JobRequest)
+        request = self.parse_body(models.JobRequest)
         ops = await self.ops()
         response, status = await self.blocking(ops.submit, request)
         self.send(response, status)
@@ -93,21 +83,21 @@ class FitHandler(JobsBase):
     endpoints = {
         "post": Endpoint(
             "Would this job fit now, queue, or never fit? No side effects.",
-            request=JobRequest,
-            response=FitResponse,
+            request="JobRequest",
+            response="FitResponse",
             errors=(400, 503),
         )
     }
 
     @web.authenticated
     async def post(self) -> None:
-        self.send((await self.ops()).fit(self.parse_body(JobRequest)))
+        self.send((await self.ops()).fit(self.parse_body(models.JobRequest)))
 
 
 class JobHandler(JobsBase):
     path = f"jobs/{KIND}/{NAME}"
     endpoints = {
-        "get": Endpoint("One job: status, pods, events", response=JobDetail, errors=(400, 404, 503)),
+        "get": Endpoint("One job: status, pods, events", response="JobDetail", errors=(400, 404, 503)),
         "delete": Endpoint("Delete the job with its pods", status=204, errors=(400, 404, 503)),
     }
     _track_activity = False
@@ -126,7 +116,9 @@ class JobHandler(JobsBase):
 
 class JobActionHandler(JobsBase):
     path = f"jobs/{KIND}/{NAME}/(?P<action>suspend|resume)"
-    endpoints = {"post": Endpoint("Suspend or resume (Kueue stop / resume)", response=JobView, errors=(400, 404, 503))}
+    endpoints = {
+        "post": Endpoint("Suspend or resume (Kueue stop / resume)", response="JobView", errors=(400, 404, 503))
+    }
 
     @web.authenticated
     async def post(self, kind: str, name: str, action: str) -> None:
@@ -139,15 +131,15 @@ class CleanupHandler(JobsBase):
     endpoints = {
         "post": Endpoint(
             "Delete finished jobs older than an age",
-            request=CleanupRequest,
-            response=CleanupResponse,
+            request="CleanupRequest",
+            response="CleanupResponse",
             errors=(400, 503),
         )
     }
 
     @web.authenticated
     async def post(self) -> None:
-        body = self.parse_body(CleanupRequest)
+        body = self.parse_body(models.CleanupRequest)
         self.send(await self.blocking((await self.ops()).cleanup, body.older_than_seconds, body.scope, body.dry_run))
 
 
@@ -250,7 +242,7 @@ class RayDashboardHandler(JobsBase):
             raise ApiError(400, "kind: only ray-cluster and ray-job have a Ray dashboard", field="kind")
         ops = await self.ops()
         job = ops.cached(job_kind, name)
-        cluster = name if job_kind is JobKind.ray_cluster else (job.get("status") or {}).get("rayClusterName")
+        cluster = name if job_kind is models.JobKind.ray_cluster else (job.get("status") or {}).get("rayClusterName")
         if not cluster:
             raise ApiError(404, f"{name} has no Ray cluster yet.", reason="No cluster")
         path = f"/api/v1/namespaces/{ops.namespace}/services/{cluster}-head-svc:dashboard/proxy/" + subpath.lstrip("/")
@@ -303,9 +295,9 @@ def _int_arg(text: str, name: str, low: int, high: int) -> int:
     return value
 
 
-def parse_kind(text: str) -> JobKind:
+def parse_kind(text: str) -> models.JobKind:
     try:
-        return JobKind(text)
+        return models.JobKind(text)
     except ValueError:
-        allowed = ", ".join(k.value for k in JobKind)
+        allowed = ", ".join(k.value for k in models.JobKind)
         raise ApiError(400, f"kind: {text!r} is not a job kind; allowed: {allowed}", field="kind") from None

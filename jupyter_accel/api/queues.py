@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from tornado import web
 
-from ..models import QueuesResponse, Visibility, WorkloadsResponse
+from .. import models
 from .base import AccelHandler, Endpoint
 
 if TYPE_CHECKING:
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 class QueuesHandler(AccelHandler):
     path = "queues"
     endpoints = {
-        "get": Endpoint("LocalQueues of the namespace and their quotas", response=QueuesResponse, errors=(503,))
+        "get": Endpoint("LocalQueues of the namespace and their quotas", response="QueuesResponse", errors=(503,))
     }
     _track_activity = False
 
@@ -42,7 +42,7 @@ class WorkloadsHandler(AccelHandler):
     endpoints = {
         "get": Endpoint(
             "Kueue Workloads of the namespace with reasons and queue positions",
-            response=WorkloadsResponse,
+            response="WorkloadsResponse",
             errors=(503,),
         )
     }
@@ -68,7 +68,7 @@ class WorkloadsHandler(AccelHandler):
 
         if hub.pending_state == CacheState.absent:
             return {
-                "positions_visibility": Visibility(
+                "positions_visibility": models.Visibility(
                     visible=False, message="Kueue's visibility API is not served by this cluster"
                 )
             }

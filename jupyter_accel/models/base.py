@@ -4,9 +4,6 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-API_VERSION = "v1"
-API_PREFIX = f"accel/{API_VERSION}"
-
 
 class Wire(BaseModel):
     """Base of every wire model: unknown fields are refused, so typos in requests are reported."""

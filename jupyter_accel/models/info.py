@@ -6,7 +6,8 @@ from enum import StrEnum
 
 from pydantic import Field
 
-from .base import API_VERSION, Wire
+from . import API_VERSION
+from .base import Wire
 
 
 class ConnectionState(StrEnum):
