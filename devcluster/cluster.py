@@ -119,6 +119,12 @@ class Cluster:
             raise ValueError(f"identity {identity!r} has no token; allowed: {list(pki.TOKEN_USERS)}")
         return self.pki_dir / f"{identity}{'-token' if token else ''}.kubeconfig"
 
+    @property
+    def live_log(self) -> Path:
+        """The log file of the team-a pod `<manifests.LIVE_LOG_JOB>-master-0` (container pytorch), followed by
+        kwok: append CRI-format lines (`<RFC3339Nano> stdout F <text>`) and a followed log stream shows them."""
+        return self.run / manifests.LIVE_LOG_FILE
+
     def api_client(self, identity: str = "notebook-user"):
         """A `kubernetes.client.ApiClient` authenticated as `identity`."""
         from kubernetes import config as kconfig  # only the tests and CLI users need the client library

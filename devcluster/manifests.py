@@ -153,9 +153,19 @@ def kueue_config(run: Path, ports: dict[str, int]) -> dict:
     }
 
 
+# The one pod whose log grows while it runs: the master of a PyTorchJob of this name in team-a. kwok follows
+# LIVE_LOG_FILE (relative to the run directory); tests append CRI-format lines to it (Cluster.live_log).
+LIVE_LOG_JOB = "live-log"
+LIVE_LOG_FILE = "logs/live.log"
+
+
 def kwok_logs(run: Path) -> Path:
+    live = run / LIVE_LOG_FILE
+    live.parent.mkdir(parents=True, exist_ok=True)
+    live.touch()
     out = run / "kwok-logs.yaml"
-    out.write_text((DATA / "kwok-logs.yaml.tmpl").read_text().replace("@DATA@", str(DATA)))
+    text = (DATA / "kwok-logs.yaml.tmpl").read_text()
+    out.write_text(text.replace("@DATA@", str(DATA)).replace("@LIVE_LOG@", str(live)).replace("@LIVE_JOB@", LIVE_LOG_JOB))
     return out
 
 

@@ -230,7 +230,20 @@ class AccelMagics(Magics):
         if args.wait:
             wait_for_job(self.client, str(job.kind), job.name, timeout=args.timeout)
             return None  # the status display above already shows the final state
-        return _live_view(self.client, job)
+        return self._live_view(job)
+
+    def _live_view(self, job: Any) -> Any:
+        """A self-updating monitor widget in a kernel with ipywidgets; else (a terminal, no ipywidgets) the job as
+        submitted and how to follow it."""
+        if getattr(self.shell, "kernel", None) is not None:
+            try:
+                from .widgets import JobMonitor
+            except ImportError:
+                pass
+            else:
+                return JobMonitor(str(job.kind), job.name, client=self.client)
+        hint = f"Follow it with %accel status {job.name} or %accel logs {job.name} --follow."
+        return View(job, extra=[Para(hint, muted=True)])
 
 
 def _print_logs(
@@ -271,17 +284,6 @@ def _follow_until_done(c: AccelClient, kind: str, name: str, poll: float, deadli
     finally:
         stop.set()
         stream.close()
-
-
-def _live_view(c: AccelClient, job: Any) -> Any:
-    """A self-updating monitor widget where ipywidgets is installed, else the job as submitted."""
-    try:
-        from .widgets import JobMonitor
-    except ImportError:
-        return View(
-            job, extra=[Para(f"Follow it with %accel status {job.name} or %accel logs {job.name}.", muted=True)]
-        )
-    return JobMonitor(str(job.kind), job.name, client=c)
 
 
 def wait_for_job(c: AccelClient, kind: str, name: str, *, timeout: float | None = None, poll: float = WAIT_POLL) -> Any:

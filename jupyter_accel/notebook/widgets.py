@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import contextlib
 import threading
+import uuid
+from collections import deque
 from collections.abc import Callable, Iterable
 from typing import Any
 
 import ipywidgets as w
 
 from .client import JOB_KINDS, TERMINAL, AccelClient, AccelError, validate_request
-from .display import Para, blocks, to_html
+from .display import Para, blocks, to_html, to_text
 from .requests import DEFAULT_GPU_TYPE, job_request
 
 POLL_SECONDS = 5.0  # fallback poll interval when the push stream is unavailable
@@ -110,6 +112,16 @@ class _LiveBox(w.VBox):
             self._follower.stop()
         super().close()
 
+    def _text(self) -> str:
+        raise NotImplementedError
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict:
+        # where no widget can render (a terminal, a notebook saved without widget state) the text shows what
+        # the widget showed when it was displayed, not the widget's trait dump
+        data = super()._repr_mimebundle_(**kwargs) or {}
+        data["text/plain"] = self._text()
+        return data
+
 
 class AcceleratorView(_LiveBox):
     """Accelerators per model and node, and the quotas of the namespace's queues; updates itself."""
@@ -124,6 +136,7 @@ class AcceleratorView(_LiveBox):
         self.queues_html = w.HTML()
         self.inventory: Any = None
         self.queues: Any = None
+        self.errors: list[AccelError] = []
         self._lock = threading.Lock()
         super().__init__([w.HBox([self.refresh_button, self.status]), self.inventory_html, self.queues_html], **kwargs)
         self.refresh_button.on_click(lambda _: self.refresh())
@@ -147,11 +160,19 @@ class AcceleratorView(_LiveBox):
                 setattr(self, attr, model)
                 target.value = _html(model)
             self.status.value = _error_html(errors[0]) if errors else ""
+            self.errors = errors
             self.updates += 1
+
+    def _text(self) -> str:
+        shown = [to_text(blocks(m)) for m in (self.inventory, self.queues) if m is not None]
+        return "\n\n".join(shown + [f"⚠ {e}" for e in self.errors[:1]])
 
 
 class JobMonitor(_LiveBox):
-    """One job: status, reason, pods and the tail of its log, updated until the job ends or the widget closes."""
+    """One job: status, reason, pods and the tail of its log, updated until the job ends or the widget closes.
+
+    Status changes come through /stream; the log tail comes from a followed log stream of the job's main pod
+    (head / master) while the job runs, so new lines show up without a status change."""
 
     def __init__(
         self,
@@ -176,6 +197,8 @@ class JobMonitor(_LiveBox):
         self.detail: Any = None
         self.ended = threading.Event()
         self._lock = threading.Lock()
+        self._live = live
+        self._log_follow: LogFollower | None = None
         super().__init__([self.status_html, self.logs, self.delete_button], **kwargs)
         self.delete_button.on_click(lambda _: self.delete())
         self.refresh()
@@ -185,6 +208,10 @@ class JobMonitor(_LiveBox):
     @property
     def status(self) -> str | None:
         return None if self.detail is None else str(self.detail.job.status)
+
+    @property
+    def following_logs(self) -> bool:
+        return self._log_follow is not None and self._log_follow.running
 
     def refresh(self) -> None:
         with self._lock:
@@ -198,16 +225,38 @@ class JobMonitor(_LiveBox):
                 return
             self.status_html.value = _html(self.detail)
             job = self.detail.job
-            if job.pods:
-                try:
-                    self.logs.value = "\n".join(self.client.logs(self.kind, self.name, tail=self.tail))
-                except AccelError as exc:
-                    if not self.logs.value:
-                        self.logs.placeholder = f"(no logs yet: {exc.message})"
-            if str(job.status) in TERMINAL:
+            status = str(job.status)
+            if self._live and status == "Running":
+                if not self.following_logs:
+                    self._log_follow = LogFollower(self.client, self.kind, self.name, self.tail, self._set_logs)
+                    self._log_follow.start()
+                return
+            # not running (any more): no stream to keep open; a snapshot of the tail, the final one at the end
+            self._stop_log_follow()
+            self._show_log_tail()
+            if status in TERMINAL:
                 self._end()
 
+    def _show_log_tail(self) -> None:
+        if not (self.detail and self.detail.job.pods):
+            return
+        try:
+            self._set_logs(list(self.client.logs(self.kind, self.name, tail=self.tail)))
+        except AccelError as exc:
+            if not self.logs.value:
+                self.logs.placeholder = f"(no logs yet: {exc.message})"
+
+    def _set_logs(self, lines: list[str]) -> None:
+        self.logs.value = "\n".join(lines)
+
+    def _stop_log_follow(self) -> None:
+        follower, self._log_follow = self._log_follow, None
+        if follower is not None:
+            follower.stop()
+            follower.join(5)
+
     def _end(self) -> None:
+        self._stop_log_follow()
         self.ended.set()
         self.delete_button.disabled = str(getattr(self.detail and self.detail.job, "status", "")) == "Deleting"
         if self._follower is not None:
@@ -226,15 +275,112 @@ class JobMonitor(_LiveBox):
         self.delete_button.disabled = True
         self.refresh()
 
+    def close(self) -> None:
+        follower, self._log_follow = self._log_follow, None
+        if follower is not None:
+            follower.stop()
+        super().close()
+
+    def _text(self) -> str:
+        return to_text(blocks(self.detail)) if self.detail is not None else f"{self.kind} {self.name}"
+
+
+class LogFollower:
+    """Follows a job's log in a daemon thread and hands the last `tail` lines to `show` as they come, at most
+    every `interval` seconds (a chatty job must not flood the notebook with widget updates). A stream that breaks
+    or ends (pod not started yet, pod restarted) is opened again after `retry` seconds until stop()."""
+
+    def __init__(
+        self,
+        client: AccelClient,
+        kind: str,
+        name: str,
+        tail: int,
+        show: Callable[[list[str]], None],
+        *,
+        interval: float = 0.3,
+        retry: float = 3.0,
+    ):
+        self.client, self.kind, self.name, self.tail = client, kind, name, tail
+        self.show, self.interval, self.retry = show, interval, retry
+        self.lines: deque[str] = deque(maxlen=max(tail, 1))
+        self.connections = 0  # streams opened so far
+        self._lock = threading.Lock()
+        self._timer: threading.Timer | None = None
+        self._stop = threading.Event()
+        self._stream: Any = None
+        self._thread = threading.Thread(target=self._run, name="jupyter-accel-logs", daemon=True)
+
+    def start(self) -> LogFollower:
+        self._thread.start()
+        return self
+
+    @property
+    def running(self) -> bool:
+        return self._thread.is_alive()
+
+    def stop(self) -> None:
+        self._stop.set()
+        stream = self._stream
+        if stream is not None:
+            stream.close()
+
+    def join(self, timeout: float | None = None) -> None:
+        if self._thread.is_alive() and threading.current_thread() is not self._thread:
+            self._thread.join(timeout)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                self._stream = self.client.logs(self.kind, self.name, tail=self.tail, follow=True)
+                self.connections += 1
+                first = True
+                for line in self._stream:
+                    with self._lock:
+                        if first:  # a (re)connection starts with the tail again: it replaces what was shown
+                            self.lines.clear()
+                            first = False
+                        self.lines.append(line)
+                        if self._timer is None:
+                            self._timer = threading.Timer(self.interval, self._flush)
+                            self._timer.daemon = True
+                            self._timer.start()
+            except (AccelError, OSError, ValueError):
+                pass  # not started yet, or gone: try again below until the monitor stops us
+            finally:
+                if self._stream is not None:
+                    self._stream.close()
+                    self._stream = None
+            if self._stop.wait(self.retry):
+                break
+        with self._lock:
+            timer, self._timer = self._timer, None
+        if timer is not None:
+            timer.cancel()
+
+    def _flush(self) -> None:
+        with self._lock:
+            self._timer = None
+            lines = list(self.lines)
+        if not self._stop.is_set():
+            with contextlib.suppress(Exception):  # a closed widget must not kill the thread
+                self.show(lines)
+
+
+def _request_id() -> str:
+    return uuid.uuid4().hex
+
 
 class JobLauncher(w.VBox):
     """A form for a JobRequest; the fit check runs as the user edits, Submit launches and shows a JobMonitor."""
 
     def __init__(self, client: AccelClient | None = None, *, kind: str = "pytorch", script: str = "", **kwargs: Any):
         self.client = client or AccelClient()
-        gpu_types, queues, profiles, self.load_errors = self._options()
+        kinds, gpu_types, queues, profiles, self.load_errors = self._options()
+        if kind not in kinds:
+            kinds = [kind, *kinds]  # asked for explicitly: keep it, the fit check says whether it is served
         style = {"description_width": "8em"}
-        self.kind = w.Dropdown(options=JOB_KINDS, value=kind, description="Kind", style=style)
+        self.kind = w.Dropdown(options=kinds, value=kind, description="Kind", style=style)
         self.job_name = w.Text(description="Name", placeholder="(generated)", continuous_update=False, style=style)
         self.workers = w.BoundedIntText(value=1, min=0, max=64, description="Workers", style=style)
         self.gpus = w.BoundedIntText(value=0, min=0, max=64, description="GPUs / worker", style=style)
@@ -260,6 +406,10 @@ class JobLauncher(w.VBox):
         self.fit_result: Any = None
         self.fit_error: AccelError | None = None
         self.monitor: JobMonitor | None = None
+        self.submitted: Any = None  # the JobView of the last submit of this form's current content
+        # the idempotency key of the form's current content: a second click (or a retry after a lost answer)
+        # finds the job the first one made; any edit makes a new job, with a new key
+        self.client_request_id = _request_id()
         self.fields = (
             self.kind,
             self.job_name,
@@ -277,15 +427,20 @@ class JobLauncher(w.VBox):
             [*self.fields, self.fit_html, w.HBox([self.submit_button, self.message]), self.monitor_box], **kwargs
         )
         for field in self.fields:
-            field.observe(lambda _change: self.check(), names="value")
+            field.observe(lambda _change: self._edited(), names="value")
         self.submit_button.on_click(lambda _: self._submit_clicked())
         self.check()
 
-    def _options(self) -> tuple[list[str], list[str], list[str], list[AccelError]]:
+    def _options(self) -> tuple[list[str], list[str], list[str], list[str], list[AccelError]]:
         errors: list[AccelError] = []
+        kinds: list[str] = []
         gpu_types: list[str] = []
         queues: list[str] = []
         profiles: list[str] = []
+        try:
+            kinds = [str(k) for k in self.client.jobs().kinds_served]
+        except AccelError as exc:
+            errors.append(exc)
         try:
             gpu_types = list(self.client.inventory().accelerator_names)
         except AccelError as exc:
@@ -298,10 +453,17 @@ class JobLauncher(w.VBox):
             profiles = [p.name for p in self.client.profiles().profiles if p.enabled]
         except AccelError as exc:
             errors.append(exc)
-        return gpu_types or [DEFAULT_GPU_TYPE], queues, profiles, errors
+        return kinds or list(JOB_KINDS), gpu_types or [DEFAULT_GPU_TYPE], queues, profiles, errors
+
+    def _edited(self) -> None:
+        self.client_request_id = _request_id()
+        self.submitted = None
+        self.submit_button.disabled = False
+        self.submit_button.description = "Submit"
+        self.check()
 
     def request(self) -> dict:
-        """The JobRequest the form describes, as a dict."""
+        """The JobRequest the form describes, as a dict (with the form's idempotency key)."""
         profile = None if self.profile.value == NO_PROFILE else self.profile.value
         script = self.script.value if self.script.value.strip() else None
         return job_request(
@@ -316,6 +478,7 @@ class JobLauncher(w.VBox):
             name=self.job_name.value.strip(),
             queue=None if self.queue.value == DEFAULT_QUEUE else self.queue.value,
             script=script,
+            client_request_id=self.client_request_id,
         )
 
     def check(self) -> Any:
@@ -330,18 +493,29 @@ class JobLauncher(w.VBox):
         return self.fit_result
 
     def submit(self) -> Any:
-        """Launch the job; returns its JobView and shows a JobMonitor under the form."""
-        job = self.client.submit(validate_request(self.request())).job
-        if self.monitor is not None:
-            self.monitor.close()
-        self.monitor = JobMonitor(str(job.kind), job.name, client=self.client)
-        self.monitor_box.children = (self.monitor,)
+        """Launch the job; returns its JobView and shows a JobMonitor under the form. Submitting the same form
+        content again finds the same job (the idempotency key); edit the form to launch another."""
+        self.submit_button.disabled = True
+        try:
+            response = self.client.submit(validate_request(self.request()))
+        except AccelError:
+            self.submit_button.disabled = False
+            raise
+        job = response.job
+        self.submitted = job
+        self.submit_button.description = "Submitted"
+        same = self.monitor is not None and (self.monitor.kind, self.monitor.name) == (str(job.kind), job.name)
+        if not same:
+            if self.monitor is not None:
+                self.monitor.close()
+            self.monitor = JobMonitor(str(job.kind), job.name, client=self.client)
+            self.monitor_box.children = (self.monitor,)
         return job
 
     def _submit_clicked(self) -> None:
         try:
             job = self.submit()
-            self.message.value = to_html([Para(f"Submitted {job.kind} {job.name}.")])
+            self.message.value = to_html([Para(f"Submitted {job.kind} {job.name}. Edit the form to launch another.")])
         except AccelError as exc:
             self.message.value = _error_html(exc)
 
@@ -349,3 +523,9 @@ class JobLauncher(w.VBox):
         if self.monitor is not None:
             self.monitor.close()
         super().close()
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict:
+        data = super()._repr_mimebundle_(**kwargs) or {}
+        verdict = to_text(blocks(self.fit_result)) if self.fit_result is not None else str(self.fit_error or "")
+        data["text/plain"] = f"Job launcher ({self.kind.value}): {verdict}".rstrip(": ")
+        return data

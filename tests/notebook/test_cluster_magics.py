@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
 pytestmark = pytest.mark.cluster
@@ -60,6 +63,8 @@ def test_cell_job_without_wait_shows_a_live_monitor(cluster_kernel, cluster_clie
     try:
         assert result.ok, result.error
         assert result.data("application/vnd.jupyter.widget-view+json"), result.outputs
+        # its text form (nbconvert, a saved notebook without widget state) is the job, not a trait dump
+        assert result.data("text/plain")[0].startswith(f"ray-job {name}:"), result.data("text/plain")
         check = cluster_kernel.run("monitor = _\nprint(monitor.name, monitor._follower.running)")
         assert check.ok, check.error
         assert check.stream().split() == [name, "True"]
@@ -73,3 +78,26 @@ def test_cell_job_without_wait_shows_a_live_monitor(cluster_kernel, cluster_clie
         cluster_kernel.run(f"%accel delete {name} --kind ray-job")
     closed = cluster_kernel.run("monitor.close(); monitor._follower.join(10); print(monitor._follower.running)")
     assert closed.stream().strip() == "False", closed
+
+
+def test_terminal_ipython_gets_the_job_as_text_not_a_widget(cluster_server, cluster_client, unique, tmp_path):
+    """In a terminal (no widget front-end) %%accel_job shows the submitted job and how to follow it."""
+    name = unique("nbterm")
+    cell = f"%%accel_job --kind pytorch --workers 1 --image busybox --name {name}\nprint('hi')\n"
+    env = {**cluster_server.env(), "IPYTHONDIR": str(tmp_path)}
+    out = subprocess.run(
+        [sys.executable, "-m", "IPython", "--ext=jupyter_accel", "--colors=nocolor", "-c", cell],
+        env=env,
+        cwd=cluster_server.root_dir,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    try:
+        assert out.returncode == 0, out.stderr
+        assert f"pytorch {name}:" in out.stdout, out.stdout
+        assert f"%accel logs {name} --follow" in out.stdout
+        assert "JobMonitor(" not in out.stdout and "VBox(" not in out.stdout
+        assert cluster_client.job("pytorch", name).job.name == name
+    finally:
+        cluster_client.delete("pytorch", name)

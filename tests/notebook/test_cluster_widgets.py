@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import time
+from datetime import UTC, datetime
 
 import pytest
+from kubernetes import client
+from kubernetes.client.rest import ApiException
 
-from jupyter_accel.notebook.widgets import AcceleratorView, JobLauncher
+from devcluster.manifests import LIVE_LOG_JOB
+from jupyter_accel.notebook.widgets import AcceleratorView, JobLauncher, JobMonitor
 
 pytestmark = pytest.mark.cluster
 
@@ -52,6 +57,8 @@ def test_launcher_fit_check_and_submit(cluster_client, unique):
     try:
         assert not launcher.load_errors
         assert "nvidia.com/gpu" in launcher.gpu_type.options and "default" in launcher.queue.options
+        # the kinds the cluster serves (devcluster has no Trainer v2)
+        assert set(launcher.kind.options) == {"pytorch", "ray-job", "ray-cluster"}
         launcher.image.value = "busybox"
         launcher.gpus.value = 16
         assert str(launcher.fit_result.verdict) == "never_fits", launcher.fit_result.message
@@ -63,6 +70,12 @@ def test_launcher_fit_check_and_submit(cluster_client, unique):
         assert job.name == name
         monitor = launcher.monitor
         assert launcher.monitor_box.children == (monitor,)
+        assert launcher.submit_button.disabled
+        # a second click on the same form finds the same job (idempotency key), not a 409 or a second job
+        key = launcher.client_request_id
+        assert launcher.submit().name == name and launcher.monitor is monitor
+        launcher.cpu.value = "2"  # an edit makes a new job: a new key, Submit enabled again
+        assert launcher.client_request_id != key and not launcher.submit_button.disabled
         try:
             assert monitor.wait(150), f"still {monitor.status}"
             assert monitor.status == "Succeeded"
@@ -73,3 +86,54 @@ def test_launcher_fit_check_and_submit(cluster_client, unique):
             cluster_client.delete("pytorch", name)
     finally:
         launcher.close()
+
+
+def _cri_line(text: str) -> str:
+    now = datetime.now(UTC)
+    return f"{now:%Y-%m-%dT%H:%M:%S}.{now.microsecond:06d}000Z stdout F {text}\n"
+
+
+def test_monitor_log_tail_shows_lines_as_the_job_writes_them(devcluster, cluster_client, wait_until):
+    """The log tail moves while the job runs, with no status change to trigger a refresh: kwok follows the
+    live-log pod's file, and each line appended to it must reach the widget's log box within seconds."""
+    name = LIVE_LOG_JOB
+    custom = client.CustomObjectsApi(devcluster.api_client("notebook-user"))
+    with contextlib.suppress(ApiException):  # a leftover of an interrupted run on a reused cluster
+        custom.delete_namespaced_custom_object("kubeflow.org", "v1", "team-a", "pytorchjobs", name)
+    wait_until(lambda: name not in [j.name for j in cluster_client.jobs("namespace").jobs], 60, "old job gone")
+    devcluster.live_log.write_text(_cri_line("starting"))
+    master = {
+        "replicas": 1,
+        "restartPolicy": "Never",
+        "template": {
+            "metadata": {"annotations": {"devcluster.jupyter-accel.io/run-for": "120s"}},
+            "spec": {"containers": [{"name": "pytorch", "image": "busybox", "command": ["sleep", "120"]}]},
+        },
+    }
+    custom.create_namespaced_custom_object(
+        "kubeflow.org",
+        "v1",
+        "team-a",
+        "pytorchjobs",
+        {
+            "apiVersion": "kubeflow.org/v1",
+            "kind": "PyTorchJob",
+            "metadata": {"name": name, "labels": {"kueue.x-k8s.io/queue-name": "default"}},
+            "spec": {"pytorchReplicaSpecs": {"Master": master}},
+        },
+    )
+    monitor = JobMonitor("pytorch", name, client=cluster_client, poll=60)
+    try:
+        wait_until(lambda: monitor.status == "Running" and monitor.following_logs, 90, "the monitor following")
+        wait_until(lambda: "starting" in monitor.logs.value, 15, "the first line")
+        for i in range(3):
+            with devcluster.live_log.open("a") as f:
+                f.write(_cri_line(f"step {i}: loss {1.0 / (i + 1):.3f}"))
+            wait_until(lambda i=i: f"step {i}:" in monitor.logs.value, 15, f"line {i} in the log box")
+        assert monitor.status == "Running" and not monitor.ended.is_set()
+        assert monitor.logs.value.splitlines()[-1].startswith("step 2:")
+        assert monitor._log_follow.connections == 1  # one stream carried every line: no re-polling
+    finally:
+        monitor.close()
+        custom.delete_namespaced_custom_object("kubeflow.org", "v1", "team-a", "pytorchjobs", name)
+    assert not monitor.following_logs

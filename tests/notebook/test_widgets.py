@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from jupyter_accel.notebook import AccelClient
+from jupyter_accel.notebook.client import JOB_KINDS
 from jupyter_accel.notebook.widgets import AcceleratorView, Follower, JobLauncher, JobMonitor
 
 
@@ -17,6 +18,8 @@ def test_accelerator_view_shows_the_server_error_and_stops_on_close(client):
     view = AcceleratorView(client, poll=0.2)
     assert view.inventory is None
     assert "not connected" in view.status.value and "not connected" in view.inventory_html.value
+    text = view._repr_mimebundle_()["text/plain"]  # what a terminal or a saved notebook shows
+    assert text.startswith("⚠ [503") and "not connected" in text
     assert view._follower.running
     view.close()
     view._follower.join(5)
@@ -25,8 +28,9 @@ def test_accelerator_view_shows_the_server_error_and_stops_on_close(client):
 
 def test_launcher_checks_fields_as_the_user_edits(client):
     launcher = JobLauncher(client)
-    assert len(launcher.load_errors) == 3  # inventory, queues and profiles: all need the cluster
+    assert len(launcher.load_errors) == 4  # jobs, inventory, queues and profiles: all need the cluster
     assert launcher.gpu_type.options == ("nvidia.com/gpu",)  # the fallback when no inventory is visible
+    assert launcher.kind.options == JOB_KINDS  # kinds served are unknown: every kind, the fit check judges
     assert launcher.fit_error.status == 503
     launcher.job_name.value = "Not_A_Name"
     assert launcher.fit_error.field == "name" and launcher.fit_error.status is None  # caught before the trip
