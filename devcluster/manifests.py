@@ -165,7 +165,9 @@ def kwok_logs(run: Path) -> Path:
     live.touch()
     out = run / "kwok-logs.yaml"
     text = (DATA / "kwok-logs.yaml.tmpl").read_text()
-    out.write_text(text.replace("@DATA@", str(DATA)).replace("@LIVE_LOG@", str(live)).replace("@LIVE_JOB@", LIVE_LOG_JOB))
+    out.write_text(
+        text.replace("@DATA@", str(DATA)).replace("@LIVE_LOG@", str(live)).replace("@LIVE_JOB@", LIVE_LOG_JOB)
+    )
     return out
 
 

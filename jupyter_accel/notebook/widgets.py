@@ -384,7 +384,8 @@ class JobLauncher(w.VBox):
         self.job_name = w.Text(description="Name", placeholder="(generated)", continuous_update=False, style=style)
         self.workers = w.BoundedIntText(value=1, min=0, max=64, description="Workers", style=style)
         self.gpus = w.BoundedIntText(value=0, min=0, max=64, description="GPUs / worker", style=style)
-        self.gpu_type = w.Dropdown(options=gpu_types, value=gpu_types[0], description="GPU type", style=style)
+        gpu_type = DEFAULT_GPU_TYPE if DEFAULT_GPU_TYPE in gpu_types else gpu_types[0]
+        self.gpu_type = w.Dropdown(options=gpu_types, value=gpu_type, description="GPU type", style=style)
         self.profile = w.Dropdown(options=[NO_PROFILE, *profiles], value=NO_PROFILE, description="Profile", style=style)
         self.queue = w.Dropdown(options=[DEFAULT_QUEUE, *queues], value=DEFAULT_QUEUE, description="Queue", style=style)
         self.image = w.Text(description="Image", placeholder="(server default)", continuous_update=False, style=style)

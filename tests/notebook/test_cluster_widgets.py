@@ -57,6 +57,7 @@ def test_launcher_fit_check_and_submit(cluster_client, unique):
     try:
         assert not launcher.load_errors
         assert "nvidia.com/gpu" in launcher.gpu_type.options and "default" in launcher.queue.options
+        assert launcher.gpu_type.value == "nvidia.com/gpu"  # the common default, not the first name (amd.com/gpu)
         # the kinds the cluster serves (devcluster has no Trainer v2)
         assert set(launcher.kind.options) == {"pytorch", "ray-job", "ray-cluster"}
         launcher.image.value = "busybox"
