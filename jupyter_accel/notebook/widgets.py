@@ -11,7 +11,7 @@ import threading
 import uuid
 from collections import deque
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, Self
 
 import ipywidgets as w
 
@@ -33,23 +33,16 @@ def _error_html(exc: Exception) -> str:
     return to_html([Para(f"⚠ {exc}")])
 
 
-class Follower:
-    """Calls `callback()` whenever /stream reports one of `topics` (or `*`), in a daemon thread, until stop().
+class _StreamReader:
+    """A daemon thread that reads one of the server's streams; stop() closes the stream, which also ends a read
+    that is blocked waiting for data."""
 
-    Without a stream (older server, proxy that buffers) it calls the callback every `poll` seconds instead."""
-
-    def __init__(
-        self, client: AccelClient, topics: Iterable[str], callback: Callable[[], None], poll: float = POLL_SECONDS
-    ):
-        self.client = client
-        self.topics = set(topics)
-        self.callback = callback
-        self.poll = poll
+    def __init__(self, name: str):
         self._stop = threading.Event()
         self._stream: Any = None
-        self._thread = threading.Thread(target=self._run, name="jupyter-accel-follower", daemon=True)
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
 
-    def start(self) -> Follower:
+    def start(self) -> Self:
         self._thread.start()
         return self
 
@@ -66,6 +59,24 @@ class Follower:
     def join(self, timeout: float | None = None) -> None:
         if self._thread.is_alive() and threading.current_thread() is not self._thread:
             self._thread.join(timeout)
+
+    def _run(self) -> None:
+        raise NotImplementedError
+
+
+class Follower(_StreamReader):
+    """Calls `callback()` whenever /stream reports one of `topics` (or `*`), in a daemon thread, until stop().
+
+    Without a stream (older server, proxy that buffers) it calls the callback every `poll` seconds instead."""
+
+    def __init__(
+        self, client: AccelClient, topics: Iterable[str], callback: Callable[[], None], poll: float = POLL_SECONDS
+    ):
+        super().__init__("jupyter-accel-follower")
+        self.client = client
+        self.topics = set(topics)
+        self.callback = callback
+        self.poll = poll
 
     def _run(self) -> None:
         while not self._stop.is_set():
@@ -285,7 +296,7 @@ class JobMonitor(_LiveBox):
         return to_text(blocks(self.detail)) if self.detail is not None else f"{self.kind} {self.name}"
 
 
-class LogFollower:
+class LogFollower(_StreamReader):
     """Follows a job's log in a daemon thread and hands the last `tail` lines to `show` as they come, at most
     every `interval` seconds (a chatty job must not flood the notebook with widget updates). A stream that breaks
     or ends (pod not started yet, pod restarted) is opened again after `retry` seconds until stop()."""
@@ -301,33 +312,13 @@ class LogFollower:
         interval: float = 0.3,
         retry: float = 3.0,
     ):
+        super().__init__("jupyter-accel-logs")
         self.client, self.kind, self.name, self.tail = client, kind, name, tail
         self.show, self.interval, self.retry = show, interval, retry
         self.lines: deque[str] = deque(maxlen=max(tail, 1))
         self.connections = 0  # streams opened so far
         self._lock = threading.Lock()
         self._timer: threading.Timer | None = None
-        self._stop = threading.Event()
-        self._stream: Any = None
-        self._thread = threading.Thread(target=self._run, name="jupyter-accel-logs", daemon=True)
-
-    def start(self) -> LogFollower:
-        self._thread.start()
-        return self
-
-    @property
-    def running(self) -> bool:
-        return self._thread.is_alive()
-
-    def stop(self) -> None:
-        self._stop.set()
-        stream = self._stream
-        if stream is not None:
-            stream.close()
-
-    def join(self, timeout: float | None = None) -> None:
-        if self._thread.is_alive() and threading.current_thread() is not self._thread:
-            self._thread.join(timeout)
 
     def _run(self) -> None:
         while not self._stop.is_set():
@@ -345,8 +336,8 @@ class LogFollower:
                             self._timer = threading.Timer(self.interval, self._flush)
                             self._timer.daemon = True
                             self._timer.start()
-            except (AccelError, OSError, ValueError):
-                pass  # not started yet, or gone: try again below until the monitor stops us
+            except Exception:
+                pass  # not started yet, gone, or a broken chunk: try again below until the monitor stops us
             finally:
                 if self._stream is not None:
                     self._stream.close()

@@ -125,7 +125,16 @@ def test_monitor_log_tail_shows_lines_as_the_job_writes_them(devcluster, cluster
     )
     monitor = JobMonitor("pytorch", name, client=cluster_client, poll=60)
     try:
-        wait_until(lambda: monitor.status == "Running" and monitor.following_logs, 90, "the monitor following")
+        seen: list[tuple] = []
+
+        def following() -> bool:
+            seen.append((monitor.status, monitor.following_logs, monitor.updates, monitor.logs.placeholder))
+            return seen[-1][:2] == ("Running", True)
+
+        try:
+            wait_until(following, 90, "the monitor following")
+        except AssertionError:
+            raise AssertionError(f"monitor (status, following, updates, placeholder): {seen[-1]}") from None
         wait_until(lambda: "starting" in monitor.logs.value, 15, "the first line")
         for i in range(3):
             with devcluster.live_log.open("a") as f:
