@@ -34,10 +34,12 @@ def _error_html(exc: Exception) -> str:
 
 
 class _StreamReader:
-    """A daemon thread that reads one of the server's streams; stop() closes the stream, which also ends a read
-    that is blocked waiting for data."""
+    """A daemon thread that reads one of the server's streams and opens it again `pause` seconds after it breaks
+    or ends, until stop(); stop() closes the stream, which also ends a read that is blocked waiting for data.
+    Subclasses say how to open the stream and what to do with it."""
 
-    def __init__(self, name: str):
+    def __init__(self, name: str, pause: float):
+        self.pause = pause
         self._stop = threading.Event()
         self._stream: Any = None
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
@@ -61,7 +63,32 @@ class _StreamReader:
             self._thread.join(timeout)
 
     def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                self._stream = self._open()
+                self._consume(self._stream)
+            except Exception:
+                pass  # refused, not there yet, gone, or a broken chunk: the thread must live on and try again
+            finally:
+                stream, self._stream = self._stream, None
+                if stream is not None:
+                    stream.close()
+            if self._stop.wait(self.pause):
+                break
+            self._between()
+        self._stopped()
+
+    def _open(self) -> Any:
         raise NotImplementedError
+
+    def _consume(self, stream: Any) -> None:
+        raise NotImplementedError
+
+    def _between(self) -> None:
+        """After a broken stream's pause, before it is opened again."""
+
+    def _stopped(self) -> None:
+        """Once, when the thread ends."""
 
 
 class Follower(_StreamReader):
@@ -72,33 +99,25 @@ class Follower(_StreamReader):
     def __init__(
         self, client: AccelClient, topics: Iterable[str], callback: Callable[[], None], poll: float = POLL_SECONDS
     ):
-        super().__init__("jupyter-accel-follower")
+        super().__init__("jupyter-accel-follower", poll)
         self.client = client
         self.topics = set(topics)
         self.callback = callback
-        self.poll = poll
 
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            try:
-                self._stream = self.client.events()
-                for msg in self._stream:
-                    if self._stop.is_set():
-                        break
-                    topics = set(msg.get("topics") or ())
-                    # the first event after (re)connecting is "*": refetch, changes may have been missed
-                    if "*" in topics or topics & self.topics:
-                        self._fire()
-            except (AccelError, OSError, ValueError):
-                pass
-            finally:
-                if self._stream is not None:
-                    self._stream.close()
-                    self._stream = None
-            # stream ended or unavailable: poll once, then try the stream again
-            if self._stop.wait(self.poll):
-                break
-            self._fire()
+    def _open(self) -> Any:
+        return self.client.events()
+
+    def _consume(self, stream: Any) -> None:
+        for msg in stream:
+            if self._stop.is_set():
+                return
+            topics = set(msg.get("topics") or ())
+            # the first event after (re)connecting is "*": refetch, changes may have been missed
+            if "*" in topics or topics & self.topics:
+                self._fire()
+
+    def _between(self) -> None:
+        self._fire()  # the stream ended or is unavailable: poll once, then try the stream again
 
     def _fire(self) -> None:
         # a failed refresh must not kill the follower; the widget shows its own errors
@@ -312,38 +331,33 @@ class LogFollower(_StreamReader):
         interval: float = 0.3,
         retry: float = 3.0,
     ):
-        super().__init__("jupyter-accel-logs")
+        super().__init__("jupyter-accel-logs", retry)
         self.client, self.kind, self.name, self.tail = client, kind, name, tail
-        self.show, self.interval, self.retry = show, interval, retry
+        self.show, self.interval = show, interval
         self.lines: deque[str] = deque(maxlen=max(tail, 1))
         self.connections = 0  # streams opened so far
         self._lock = threading.Lock()
         self._timer: threading.Timer | None = None
 
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            try:
-                self._stream = self.client.logs(self.kind, self.name, tail=self.tail, follow=True)
-                self.connections += 1
-                first = True
-                for line in self._stream:
-                    with self._lock:
-                        if first:  # a (re)connection starts with the tail again: it replaces what was shown
-                            self.lines.clear()
-                            first = False
-                        self.lines.append(line)
-                        if self._timer is None:
-                            self._timer = threading.Timer(self.interval, self._flush)
-                            self._timer.daemon = True
-                            self._timer.start()
-            except Exception:
-                pass  # not started yet, gone, or a broken chunk: try again below until the monitor stops us
-            finally:
-                if self._stream is not None:
-                    self._stream.close()
-                    self._stream = None
-            if self._stop.wait(self.retry):
-                break
+    def _open(self) -> Any:
+        stream = self.client.logs(self.kind, self.name, tail=self.tail, follow=True)
+        self.connections += 1
+        return stream
+
+    def _consume(self, stream: Any) -> None:
+        first = True
+        for line in stream:
+            with self._lock:
+                if first:  # a (re)connection starts with the tail again: it replaces what was shown
+                    self.lines.clear()
+                    first = False
+                self.lines.append(line)
+                if self._timer is None:
+                    self._timer = threading.Timer(self.interval, self._flush)
+                    self._timer.daemon = True
+                    self._timer.start()
+
+    def _stopped(self) -> None:
         with self._lock:
             timer, self._timer = self._timer, None
         if timer is not None:
