@@ -250,7 +250,9 @@ class JobMonitor(_LiveBox):
                 self.detail = self.client.job(self.kind, self.name)
             except AccelError as exc:
                 self.status_html.value = _error_html(exc)
-                if exc.status == 404:  # deleted: nothing left to follow
+                # gone after it was seen: deleted, nothing left to follow. Never seen yet: the server's cache may
+                # not have it yet (a job created a moment ago), so keep following; its arrival is pushed.
+                if exc.status == 404 and self.detail is not None:
                     self._end()
                 return
             self.status_html.value = _html(self.detail)

@@ -111,6 +111,10 @@ def test_monitor_log_tail_shows_lines_as_the_job_writes_them(devcluster, cluster
             "spec": {"containers": [{"name": "pytorch", "image": "busybox", "command": ["sleep", "120"]}]},
         },
     }
+    # watched before it exists (as a job created a moment ago that the server's cache has not seen yet): the
+    # monitor must wait for it, not take the 404 for a deletion
+    monitor = JobMonitor("pytorch", name, client=cluster_client, poll=60)
+    assert monitor.status is None and not monitor.ended.is_set() and monitor._follower.running
     custom.create_namespaced_custom_object(
         "kubeflow.org",
         "v1",
@@ -123,7 +127,6 @@ def test_monitor_log_tail_shows_lines_as_the_job_writes_them(devcluster, cluster
             "spec": {"pytorchReplicaSpecs": {"Master": master}},
         },
     )
-    monitor = JobMonitor("pytorch", name, client=cluster_client, poll=60)
     try:
         seen: list[tuple] = []
 
