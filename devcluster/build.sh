@@ -88,9 +88,38 @@ b_trainop() {
   else GOBIN=$1 go install -trimpath -ldflags "-s -w" "$p@v$TRAINING_OPERATOR_VERSION"; fi
 }
 
+# ---- the real node: kubelet + a device plugin (k8s wrapper module), containerd, runc, CNI plugins, CoreDNS ----
+b_kubelet() {  # also the CRI sandbox ("pause") binary, from the same module's build/pause/linux/pause.c
+  cd "$HERE/kubelet" && go build -trimpath -ldflags "$(k8s_ldflags)" -o "$1/" \
+    k8s.io/kubernetes/cmd/kubelet ./deviceplugin &&
+  "$1/kubelet" --version | grep -qx "Kubernetes v$K8S_VERSION" &&
+  gcc -Os -static -DVERSION="v3.10-devcluster" -o "$1/pause" \
+    "$(go list -m -f '{{.Dir}}' k8s.io/kubernetes)/build/pause/linux/pause.c"
+}
+b_containerd() {
+  local m=github.com/containerd/containerd/v2
+  GOBIN=$1 go install -trimpath -ldflags "-s -w -X $m/version.Version=v$CONTAINERD_VERSION" \
+    "$m/cmd/containerd@v$CONTAINERD_VERSION" "$m/cmd/containerd-shim-runc-v2@v$CONTAINERD_VERSION" \
+    "$m/cmd/ctr@v$CONTAINERD_VERSION"
+}
+b_runc() {  # cgo: runc's nsenter is C, and seccomp needs Debian's libseccomp-dev
+  CGO_ENABLED=1 GOBIN=$1 go install -trimpath -tags seccomp -ldflags "-s -w" \
+    "github.com/opencontainers/runc@v$RUNC_VERSION" && "$1/runc" --version
+}
+b_cni() {
+  local m=github.com/containernetworking/plugins/plugins
+  GOBIN=$1 go install -trimpath -ldflags "-s -w" "$m/main/bridge@v$CNI_PLUGINS_VERSION" \
+    "$m/main/loopback@v$CNI_PLUGINS_VERSION" "$m/ipam/host-local@v$CNI_PLUGINS_VERSION"
+}
+b_coredns() { wrapped "$HERE/coredns" . "$1/coredns"; }
+b_image() {  # a Debian rootfs with Python and ray[default], as an OCI archive (no registry involved)
+  bash "$HERE/node-image.sh" "$1"
+}
+
 key() { local d=$HERE/$1; [ -f "$d/go.mod" ] && echo "$d/go.mod $d/go.sum"; }
 FAILED=0
-want=${*:-"kube-apiserver etcd kwok kube-controlplane kueue kuberay training-operator"}
+NODE_PARTS="kubelet containerd runc cni-plugins coredns node-image"
+want=${*:-"kube-apiserver etcd kwok kube-controlplane kueue kuberay training-operator $NODE_PARTS"}
 # shellcheck disable=SC2046
 for c in $want; do case $c in
   kube-apiserver)    build kube-apiserver "$K8S_VERSION" "$(entry kube-apiserver "$K8S_VERSION" $(key k8s))" b_apiserver ;;
@@ -100,6 +129,12 @@ for c in $want; do case $c in
   kueue)             build kueue "$KUEUE_VERSION" "$(entry kueue "$KUEUE_VERSION" $(key kueue))" b_kueue ;;
   kuberay)           build kuberay "$KUBERAY_VERSION" "$(entry kuberay "$KUBERAY_VERSION" $(key kuberay))" b_kuberay ;;
   training-operator) build training-operator "$TRAINING_OPERATOR_VERSION" "$(entry training-operator "$TRAINING_OPERATOR_VERSION" $(key training-operator))" b_trainop ;;
+  kubelet)           build kubelet "$K8S_VERSION" "$(entry kubelet "$K8S_VERSION" $(key kubelet) "$HERE/kubelet/deviceplugin/main.go")" b_kubelet ;;
+  containerd)        build containerd "$CONTAINERD_VERSION" "$(entry containerd "$CONTAINERD_VERSION")" b_containerd ;;
+  runc)              build runc "$RUNC_VERSION" "$(entry runc "$RUNC_VERSION")" b_runc ;;
+  cni-plugins)       build cni-plugins "$CNI_PLUGINS_VERSION" "$(entry cni-plugins "$CNI_PLUGINS_VERSION")" b_cni ;;
+  coredns)           build coredns "$COREDNS_VERSION" "$(entry coredns "$COREDNS_VERSION" $(key coredns) "$HERE/coredns/main.go")" b_coredns ;;
+  node-image)        build node-image "$RAY_VERSION" "$(entry node-image "$RAY_VERSION-$NODE_IMAGE_SUITE" "$HERE/node-image.sh")" b_image ;;
   *) echo "unknown component $c"; FAILED=1 ;;
 esac; done
 echo "status files: $ROOT/status/"

@@ -31,6 +31,9 @@ def env_lines(cluster: Cluster) -> list[str]:
     ]
     if kubectl_dir:
         lines.append(f'export PATH={shlex.quote(str(kubectl_dir))}:"$PATH"   # kubectl')
+    if (ref := cluster.node_image()) is not None:
+        lines.append("# the real node's runtime image and LocalQueue (pods there really run):")
+        lines.append(f"export JA_NODE_IMAGE={shlex.quote(ref)} JA_NODE_QUEUE=real-node")
     return lines
 
 

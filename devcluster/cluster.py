@@ -23,6 +23,7 @@ from pathlib import Path
 from jupyter_accel.domain.resources import parse_quantity
 
 from . import manifests, pki
+from . import node as realnode
 from .process import Process, Recorded, stop_together
 from .rest import ApiError, Rest, insecure_context, tls_context
 from .versions import DATA, Built, built, declared, versions
@@ -47,7 +48,19 @@ OPERATORS = ("kuberay", "training-operator")
 # Stop order, in stages stopped together: operators and kwok first (while the apiserver still answers),
 # then the controllers, the apiserver, and the datastore last.
 STOP_STAGES = (
-    ("training-operator", "kuberay", "kueue", "apiserver-bridge", "kwok"),
+    (
+        "training-operator",
+        "kuberay",
+        "kueue",
+        "apiserver-bridge",
+        "kwok",
+        "device-plugin",
+        "kubelet",
+        "coredns",
+        "containerd",
+        "node",
+        "egress-relay",
+    ),
     ("kube-scheduler", "kube-controller-manager"),
     ("kube-apiserver",),
     ("etcd",),
@@ -99,6 +112,7 @@ class Cluster:
         self.timings: dict[str, float] = {}
         self.started_at = 0.0
         self._admin: Rest | None = None
+        self.node: realnode.RealNode | None = None
         self._owned = False  # True when this object started the processes (and must stop them)
 
     # ---- paths and clients ---------------------------------------------------------------------------
@@ -140,6 +154,12 @@ class Cluster:
         if self._admin is None:
             self._admin = self.rest("admin")
         return self._admin
+
+    def node_image(self) -> str | None:
+        """The real node's runtime image (every job kind's default image on that node), if the node runs.
+        Kept in the state file: a test's environment (HOME, XDG_CACHE_HOME) may not see the build cache."""
+        node = self.components.get("node-image", {})
+        return node.get("image") if node.get("state") == "running" else None
 
     def pids(self) -> dict[str, int]:
         return {name: rec.pid for name, rec in self.recorded.items() if rec.alive()}
@@ -248,6 +268,10 @@ class Cluster:
                 continue
             found[name] = b
             self.components[name] = {"state": "starting", "version": ver, "detail": ""}
+        parts = [n for n in realnode.NODE_PARTS if n in found]
+        if parts and len(parts) < len(realnode.NODE_PARTS):
+            missing = sorted(set(realnode.NODE_PARTS) - set(parts))
+            problems.append(f"the real node needs all of {list(realnode.NODE_PARTS)}; not available: {missing}")
         for core in ("etcd", "kube-apiserver"):
             if core not in found:
                 problems.append(f"{core} is required for any cluster")
@@ -306,6 +330,10 @@ class Cluster:
         self._mark("pki", t0)
         p = self.pki_dir
         run = self.run
+        real = None
+        if all(n in found for n in realnode.NODE_PARTS):
+            real = realnode.RealNode(self, {n: found[n] for n in realnode.NODE_PARTS})
+            real.start_egress()  # the API server dials kubelets, pods and Services only through it
 
         # 1. etcd (data on disk; --unsafe-no-fsync makes that fast enough and avoids small tmpfs limits)
         self._spawn("etcd", [
@@ -343,6 +371,7 @@ class Cluster:
             # this cluster dials that Service, so the reconciler is off.
             "--endpoint-reconciler-type=none",
             "--enable-priority-and-fairness=false", "--profiling=false", "--v=1",
+            *([f"--egress-selector-config-file={real.egress_config()}"] if real else []),
         ])  # fmt: skip
         self._wait(
             "etcd /health",
@@ -363,7 +392,7 @@ class Cluster:
         self._mark("base-objects", t0)
         ca_pem = (p / "ca.crt").read_bytes()
         crds = manifests.kueue_crds(self.ports["kueue-webhook"] if "kueue" in found else None, ca_pem)
-        crds += manifests.ray_crds() + manifests.training_crds() + manifests.project_crds()
+        crds += manifests.ray_crds() + manifests.training_crds() + manifests.trainer_crds() + manifests.project_crds()
         self._mark("crds-read", t0)
         for crd in crds:
             self.admin.apply(crd)
@@ -395,7 +424,7 @@ class Cluster:
         # 6.-8. Kueue (needs every integration CRD first) and the operators in their sandboxes
         if "kueue" in found:
             self._start_kueue(found["kueue"])
-        if any(op in found for op in OPERATORS):
+        if any(op in found for op in OPERATORS) or real:
             sock = run / "apiserver.sock"
             self._spawn("apiserver-bridge", [
                 "socat", f"UNIX-LISTEN:{sock},fork,mode=600", f"TCP:127.0.0.1:{self.ports['apiserver']}",
@@ -408,6 +437,9 @@ class Cluster:
                 f"--metrics-addr=127.0.0.1:{SANDBOX_PORTS['metrics']}",
                 f"--health-probe-bind-address=127.0.0.1:{SANDBOX_PORTS['health']}",
                 "--watch-namespace=team-a,team-b",
+                # Ray dashboards (RayJob status) through the API server's service proxy: pods are reachable
+                # only through its egress relay, never from the operator's sandbox directly.
+                *(["--use-kubernetes-proxy"] if real else []),
             ], {})  # fmt: skip
         if "training-operator" in found:
             self._start_sandboxed("training-operator", [
@@ -417,7 +449,14 @@ class Cluster:
                 f"--metrics-bind-address=127.0.0.1:{SANDBOX_PORTS['metrics']}",
                 f"--health-probe-bind-address=127.0.0.1:{SANDBOX_PORTS['health']}",
                 f"--webhook-server-port={SANDBOX_PORTS['webhook']}",
+                # workers wait for the master's DNS name in an init container: in the node's own image there
+                *([f"--pytorch-init-container-image={real.image}"] if real else []),
             ], {"MY_POD_NAMESPACE": "kubeflow"})  # fmt: skip
+
+        if real:
+            real.start(timeout)
+            self.node = real
+            self._mark("node-started", t0)
 
         # readiness, in start order (they have all been coming up concurrently)
         for name in ("kube-controller-manager", "kube-scheduler"):
@@ -434,6 +473,13 @@ class Cluster:
             if op in found:
                 self._wait(f"{op} /readyz (in its sandbox)", lambda o=op: self._sandbox_ready(o), (op,), timeout)
                 self._ready(op, t0)
+        if real:
+            real.wait_ready(timeout)
+            if "kueue" in found:
+                self._seed_real_node_queues(timeout)
+            self.components["node-image"]["image"] = real.image
+            for n in realnode.NODE_PARTS:
+                self._ready(n, t0)
         for name in ("etcd", "kube-apiserver"):
             self.components[name]["state"] = "running"
         self._write_state("running")
@@ -548,6 +594,23 @@ class Cluster:
         self._wait("ClusterQueues/LocalQueues Active and visibility APIService Available", active, ("kueue",), timeout)
         self._ready("kueue", t0)
 
+    def _seed_real_node_queues(self, timeout: float) -> None:
+        objs = manifests.data("kueue-real-node.yaml")
+        for obj in objs:
+            self.admin.apply(obj)
+
+        def active() -> bool:
+            for obj in objs:
+                if obj["kind"] in ("ClusterQueue", "LocalQueue"):
+                    m = obj["metadata"]
+                    got = self.admin.get(self.admin.path(obj["apiVersion"], obj["kind"], m.get("namespace"), m["name"]))
+                    conds = {c["type"]: c["status"] for c in got.get("status", {}).get("conditions", [])}
+                    if conds.get("Active") != "True":
+                        return False
+            return True
+
+        self._wait("real-node ClusterQueue and LocalQueue Active", active, ("kueue",), timeout)
+
     def _start_sandboxed(self, name: str, argv: list[str], env: dict[str, str]) -> None:
         """Run an operator in a network namespace of its own that has only `lo`: whatever it listens on or
         dials stays inside. A socat inside relays its API-server port to the host bridge's UNIX socket."""
@@ -558,6 +621,12 @@ class Cluster:
             'exec "$@"'
         )
         self._spawn(name, ["unshare", "--net", "--fork", "--kill-child", "--", "sh", "-c", script, name, *argv], env)
+
+    def node_exec(self, argv: list[str], timeout: float = 60) -> subprocess.CompletedProcess:
+        """Run a command inside the real node's namespaces (tests, debugging)."""
+        if "node" not in self.recorded or not self.recorded["node"].alive():
+            raise RuntimeError("the real node is not running in this dev cluster")
+        return realnode.node_exec(realnode.pid1_of(self.recorded["node"].pid), argv, timeout)
 
     def sandbox_exec(self, name: str, argv: list[str], timeout: float = 10) -> subprocess.CompletedProcess:
         """Run a command inside an operator's network namespace (readiness probes, tests)."""
@@ -589,6 +658,8 @@ class Cluster:
         stages = [[n for n in self.recorded if n not in staged], *STOP_STAGES]
         for stage in stages:
             stop_together([self.recorded[n] for n in stage if n in self.recorded], grace=10)
+        if "node" in self.recorded:
+            realnode.remove_cgroups(self.run)
         if (self.run / STATE_FILE).exists():
             self._write_state("stopped")
         if remove is None:

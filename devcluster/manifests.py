@@ -65,6 +65,13 @@ def training_crds() -> list[dict]:
     return load_all(module_dir("training-operator") / "manifests/base/crds/kubeflow.org_pytorchjobs.yaml")
 
 
+def trainer_crds() -> list[dict]:
+    """Kubeflow Trainer v2's CRDs (TrainJob, TrainingRuntime, ClusterTrainingRuntime) from the pinned module: the
+    API server validates TrainJobs against the real schema; no controller runs them (components.toml)."""
+    base = module_dir("trainer") / "manifests/base/crds"
+    return [c for p in sorted(base.glob("trainer.kubeflow.org_*.yaml")) for c in load_all(p)]
+
+
 def project_crds() -> list[dict]:
     return [c for p in sorted((DATA / "crds").glob("*.yaml")) for c in load_all(p)]
 

@@ -31,6 +31,10 @@ class Identity:
     namespace: str = "default"
 
 
+# The real node's name and its address, which lives only inside the node's own network namespace.
+NODE_NAME = "devcluster-node"
+NODE_IP = "10.89.0.1"
+
 # Control-plane components and operators run with full rights (as on most clusters' system identities),
 # but each under its own name so audit lines and `kubectl get events` tell them apart.
 _MASTERS = ("system:masters",)
@@ -42,6 +46,9 @@ IDENTITIES = {
     "kueue": Identity("system:kueue", _MASTERS),
     "kuberay": Identity("system:kuberay-operator", _MASTERS),
     "training-operator": Identity("system:training-operator", _MASTERS),
+    # The real node: its kubelet as a node (Node authorizer + NodeRestriction), its cluster DNS as a reader.
+    "kubelet": Identity(f"system:node:{NODE_NAME}", ("system:nodes",)),
+    "coredns": Identity("system:coredns", _MASTERS),
     # The notebook user: rights only from data/rbac.yaml (edit-like in team-a, nothing cluster-wide).
     "notebook-user": Identity("notebook-user", ("notebooks",), "team-a"),
     # The privileged second identity: the notebook user's rights plus node / queue / visibility reads.
@@ -159,6 +166,10 @@ def generate(pki: Path, apiserver_url: str) -> None:
         k, c = ca.issue(name, server=True, dns=["localhost"], ips=["127.0.0.1"])
         write(pki / f"{name}.crt", cert_pem(c), 0o644)
         write(pki / f"{name}.key", key_pem(k))
+    # The real node's kubelet API (reached by the apiserver through the node's egress relay only).
+    k, c = ca.issue(NODE_NAME, server=True, dns=[NODE_NAME], ips=[NODE_IP])
+    write(pki / "kubelet-serving.crt", cert_pem(c), 0o644)
+    write(pki / "kubelet-serving.key", key_pem(k))
     # The apiserver's client identity towards kwok (pods/log), and the aggregator's front-proxy client.
     k, c = ca.issue("kube-apiserver-kubelet-client", orgs=("system:masters",), client=True)
     write(pki / "kubelet-client.crt", cert_pem(c), 0o644)

@@ -22,7 +22,20 @@ BINARIES: dict[str, tuple[str, tuple[str, ...], str]] = {
     "kueue": ("kueue", ("kueue",), "KUEUE_VERSION"),
     "kuberay": ("kuberay", ("ray-operator",), "KUBERAY_VERSION"),
     "training-operator": ("training-operator", ("training-operator.v1",), "TRAINING_OPERATOR_VERSION"),
+    # the real node (devcluster/node.py)
+    "kubelet": ("kubelet", ("kubelet", "deviceplugin", "pause"), "K8S_VERSION"),
+    "containerd": ("containerd", ("containerd", "containerd-shim-runc-v2", "ctr"), "CONTAINERD_VERSION"),
+    "runc": ("runc", ("runc",), "RUNC_VERSION"),
+    "cni-plugins": ("cni-plugins", ("bridge", "loopback", "host-local"), "CNI_PLUGINS_VERSION"),
+    "coredns": ("coredns", ("coredns",), "COREDNS_VERSION"),
+    "node-image": ("node-image", ("runtime-image.tar", "runtime-image.ref"), "RAY_VERSION"),
+    # declared absent in components.toml (nothing to build); its CRDs come from the module (manifests.py)
+    "trainer-controller": ("trainer-controller", (), "TRAINER_VERSION"),
 }
+
+# The real node's parts (devcluster/node.py): they run only as root, so for anyone else they count as absent.
+NODE_PARTS = ("kubelet", "containerd", "runc", "cni-plugins", "coredns", "node-image")
+NODE_NEEDS_ROOT = "the real node needs root (kubelet, containerd and runc manage cgroups, mounts and namespaces)"
 
 # Go modules whose directories hold the CRDs and stage files read at run time (never committed).
 MODULES = {
@@ -30,6 +43,7 @@ MODULES = {
     "kueue": ("sigs.k8s.io/kueue", "KUEUE_VERSION"),
     "kuberay": ("github.com/ray-project/kuberay/ray-operator", "KUBERAY_VERSION"),
     "training-operator": ("github.com/kubeflow/training-operator", "TRAINING_OPERATOR_VERSION"),
+    "trainer": ("github.com/kubeflow/trainer/v2", "TRAINER_VERSION"),
 }
 
 
@@ -70,6 +84,8 @@ def declared() -> dict[str, Declared]:
             raise ValueError(f"{path}: unknown component {name!r}; allowed: {sorted(BINARIES)}")
         present = bool(entry.get("present", True))
         reason = str(entry.get("reason", ""))
+        if present and name in NODE_PARTS and os.geteuid() != 0:
+            present, reason = False, NODE_NEEDS_ROOT
         if not present and not reason:
             raise ValueError(f"{path}: component {name!r} is absent but has no 'reason'")
         out[name] = Declared(name, present, reason)

@@ -46,6 +46,7 @@ class AccelApp(ExtensionApp):
         self.broadcaster: Broadcaster | None = None
         self._probed_at = 0.0
         self._probe_lock = asyncio.Lock()
+        self._identity_lock = asyncio.Lock()
         self.settings["jupyter_accel"] = self
 
     def initialize_handlers(self) -> None:
@@ -118,16 +119,32 @@ class AccelApp(ExtensionApp):
 
     async def set_token(self, token: str | None) -> models.Connection:
         """Switch identity at runtime (memory only) and rebuild the caches for it."""
+        async with self._identity_lock:
+            await self._switch_identity(lambda: self.session.set_token(token))
+        conn, _ = await self.current_state()
+        return conn
+
+    async def use_forwarded_token(self, token: str) -> None:
+        """The auth proxy forwarded the user's token: make it the identity when it is new (memory only; the
+        token is neither logged nor echoed). Requests carrying the same token cost one comparison."""
+        if not self.session.forwarded_differs(token):
+            return
+        async with self._identity_lock:
+            if self.session.forwarded_differs(token):
+                self.log.info(
+                    "jupyter_accel: using the token forwarded in header %s", self.accel_config.forwarded_token_header
+                )
+                await self._switch_identity(lambda: self.session.set_forwarded_token(token))
+
+    async def _switch_identity(self, change) -> None:
         loop = asyncio.get_running_loop()
         old, self.hub = self.hub, None
         if old is not None:
             await loop.run_in_executor(None, old.stop)
-        self.session.set_token(token)
+        change()
         self._probed_at = 0.0
         self._start_hub()
-        conn, _ = await self.current_state()
         self._notify("info")
-        return conn
 
     async def current_state(self) -> tuple[models.Connection, models.Capabilities]:
         """The connection, re-probed off the event loop at most every PROBE_TTL seconds."""

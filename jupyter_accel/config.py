@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from traitlets import Bool, Dict, Enum, Float, List, Unicode, default
+from traitlets import Bool, Dict, Enum, Float, List, TraitError, Unicode, default
 from traitlets.config import Configurable
 
 
@@ -32,14 +32,18 @@ class AccelConfig(Configurable):
         "then the kubeconfig context's namespace.",
     ).tag(config=True)
 
-    allowed_namespaces = List(
-        Unicode(), help="Namespaces a request may name. Empty: only the configured namespace."
+    service_account_dir = Unicode(
+        help="Directory of the pod's service-account files (token, ca.crt, namespace) for identity in-cluster. "
+        "Default: $JUPYTER_ACCEL_SA_DIR, then /var/run/secrets/kubernetes.io/serviceaccount.",
     ).tag(config=True)
 
     forwarded_token_header = Unicode(
         "",
-        help="Name of a header set by the workbench's auth proxy that carries the user's own token. "
-        "Empty (default): forwarded tokens are ignored.",
+        help="Name of a request header, set by the workbench's auth proxy, that carries the user's own Kubernetes "
+        "token (e.g. X-Forwarded-Access-Token from oauth-proxy --pass-access-token). When set, an authenticated "
+        "request carrying it makes that token the server's identity (the user's own RBAC) until another one "
+        "arrives; a token given with PUT /identity/token still wins. Empty (default): the header is ignored. "
+        "Only set it when every request reaches Jupyter through that proxy.",
     ).tag(config=True)
 
     profiles_namespace = Unicode(
@@ -65,6 +69,12 @@ class AccelConfig(Configurable):
         help="Default container image per job kind, used when a request names none.",
     ).tag(config=True)
 
+    default_queue = Unicode(
+        "",
+        help="LocalQueue a job goes to when its request names none (if it exists in the namespace); default: "
+        "Kueue's `default` LocalQueue, else the one annotated as CodeFlare's default.",
+    ).tag(config=True)
+
     read_only = Bool(False, help="Hide and refuse launching and controlling jobs.").tag(config=True)
 
     request_timeout = Float(10.0, help="Timeout in seconds of one Kubernetes call.").tag(config=True)
@@ -74,6 +84,54 @@ class AccelConfig(Configurable):
     @default("namespace")
     def _namespace_default(self) -> str:
         return os.environ.get("JUPYTER_ACCEL_NAMESPACE", "")
+
+    @default("identity")
+    def _identity_default(self) -> str:
+        value = os.environ.get("JUPYTER_ACCEL_IDENTITY", "auto")
+        allowed = ["auto", "in-cluster", "kubeconfig", "token", "none"]
+        if value not in allowed:
+            raise TraitError(f"JUPYTER_ACCEL_IDENTITY={value!r}: must be one of {', '.join(allowed)}")
+        return value
+
+    @default("api_server")
+    def _api_server_default(self) -> str:
+        return os.environ.get("JUPYTER_ACCEL_API_SERVER", "")
+
+    @default("ca_file")
+    def _ca_file_default(self) -> str:
+        return os.environ.get("JUPYTER_ACCEL_CA_FILE", "")
+
+    @default("profiles_namespace")
+    def _profiles_namespace_default(self) -> str:
+        return os.environ.get("JUPYTER_ACCEL_PROFILES_NAMESPACE", "")
+
+    @default("forwarded_token_header")
+    def _forwarded_token_header_default(self) -> str:
+        return os.environ.get("JUPYTER_ACCEL_FORWARDED_TOKEN_HEADER", "")
+
+    @default("read_only")
+    def _read_only_default(self) -> bool:
+        value = os.environ.get("JUPYTER_ACCEL_READ_ONLY", "").strip().lower()
+        if value in ("", "0", "false", "no"):
+            return False
+        if value in ("1", "true", "yes"):
+            return True
+        raise TraitError(f"JUPYTER_ACCEL_READ_ONLY={value!r}: must be true or false")
+
+    @default("request_timeout")
+    def _request_timeout_default(self) -> float:
+        value = os.environ.get("JUPYTER_ACCEL_REQUEST_TIMEOUT", "10")
+        try:
+            seconds = float(value)
+        except ValueError:
+            seconds = -1.0
+        if not seconds > 0:
+            raise TraitError(f"JUPYTER_ACCEL_REQUEST_TIMEOUT={value!r}: must be a number of seconds > 0")
+        return seconds
+
+    @default("service_account_dir")
+    def _service_account_dir_default(self) -> str:
+        return os.environ.get("JUPYTER_ACCEL_SA_DIR", "/var/run/secrets/kubernetes.io/serviceaccount")
 
     @default("kubeconfig")
     def _kubeconfig_default(self) -> str:

@@ -28,6 +28,19 @@ def _path_template(pattern: str) -> tuple[str, list[str]]:
     return "/" + API_PREFIX + "/" + re.sub(r"\(\?P<(\w+)>[^)]*\)", r"{\1}", pattern), names
 
 
+def _path_schema(pattern: str, param: str) -> dict[str, Any]:
+    """A path parameter as the route takes it: `kind` is a JobKind, `action` one of its alternatives, else the
+    route's own regular expression (anchored), so generated requests reach the handlers, not only the 404."""
+    if param == "kind":
+        return {"$ref": REF.format(model="JobKind")}
+    regex = re.search(rf"\(\?P<{param}>([^)]*)\)", pattern).group(1)
+    if re.fullmatch(r"[a-z]+(\|[a-z]+)*", regex):
+        return {"type": "string", "enum": regex.split("|")}
+    if regex == ".*":
+        return {"type": "string"}
+    return {"type": "string", "pattern": f"^{regex}$"}
+
+
 def build() -> dict[str, Any]:
     models: set[type[BaseModel]] = {ErrorResponse}
     for h in HANDLERS:
@@ -39,11 +52,15 @@ def build() -> dict[str, Any]:
     err = {"content": {"application/json": {"schema": {"$ref": REF.format(model="ErrorResponse")}}}}
     paths: dict[str, Any] = {}
     for h in HANDLERS:
+        if not h.endpoints:  # the catch-all JSON 404 documents nothing
+            continue
         route, params = _path_template(h.path)
         item: dict[str, Any] = {}
         for verb, ep in sorted(h.endpoints.items()):
             op: dict[str, Any] = {"summary": ep.summary, "operationId": f"{verb}_{h.__name__}"}
-            parameters = [{"name": p, "in": "path", "required": True, "schema": {"type": "string"}} for p in params]
+            parameters = [
+                {"name": p, "in": "path", "required": True, "schema": _path_schema(h.path, p)} for p in params
+            ]
             parameters += [
                 {"name": q, "in": "query", "required": False, "description": d, "schema": {"type": "string"}}
                 for q, d in sorted(ep.query.items())
@@ -68,7 +85,9 @@ def build() -> dict[str, Any]:
                 }
             else:
                 responses[str(ep.status)] = {"description": "OK"}
-            for code in sorted({*ep.errors, 401, 403}):
+            # every body is read by AccelHandler.parse_body: 400 when it is no JSON text, 413 past MAX_BODY_BYTES
+            body_errors = {400, 413} if ep.request is not None else set()
+            for code in sorted({*ep.errors, *body_errors, 401, 403}):
                 responses[str(code)] = {"description": "error", **err}
             op["responses"] = responses
             item[verb] = op

@@ -28,6 +28,10 @@ if [ ! -f "$stamp" ]; then
 fi
 [ -d labextension/node_modules ] || (cd labextension && npm ci --no-audit --no-fund --loglevel=error)
 
-step "devcluster binaries"
-python -m devcluster build
+if [ "${JA_SKIP_DEVCLUSTER_BUILD:-0}" = "1" ]; then
+  step "devcluster binaries skipped (JA_SKIP_DEVCLUSTER_BUILD=1: a cluster of your own)"
+else
+  step "devcluster binaries"
+  python -m devcluster build
+fi
 step "bootstrap done"

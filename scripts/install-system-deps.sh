@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Debian packages the tests need: chromium (galata UI tests), socat, iproute2 and util-linux (devcluster).
+# Debian packages the tests need: chromium (galata UI tests), socat, iproute2 and util-linux (devcluster), and for
+# devcluster's real node: gcc, libc6-dev, pkg-config and libseccomp-dev (runc is cgo; the static pause binary),
+# mmdebstrap (the node's runtime image is a Debian rootfs).
 # Idempotent: apt is only touched when something is missing, so repeated runs cost nothing.
 set -euo pipefail
 
-PACKAGES=(chromium socat iproute2 util-linux)
+PACKAGES=(chromium socat iproute2 util-linux gcc libc6-dev pkg-config libseccomp-dev mmdebstrap)
 
 missing=()
 for pkg in "${PACKAGES[@]}"; do

@@ -43,6 +43,7 @@ step() {
 cd "$ROOT/labextension"
 step "npm ci (labextension)" npm ci --no-audit --no-fund
 step "check:types" npm run check:types
+step "types against the oldest JupyterLab (4.4.7)" bash "$ROOT/scripts/check-oldest-types.sh"
 step "lint:check" npm run lint:check
 step "jest" npm test
 step "build labextension" npm run build:prod

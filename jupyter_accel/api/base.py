@@ -24,6 +24,15 @@ if TYPE_CHECKING:
 
 M = TypeVar("M", bound="BaseModel")
 
+# A script travels in a ConfigMap (at most 1 MiB, checked as `script.text` with its own message); the whole body
+# may carry that plus the rest of a JobRequest. Anything larger is refused before it is parsed.
+MAX_BODY_BYTES = 2 * 1024 * 1024
+MAX_BODY_DEPTH = 32  # no wire model nests deeper than a few levels; runtime_env gets room to spare
+# Long-lived answers (the push stream, followed logs) hold a socket, and a followed log a thread, for as long as the
+# client stays: the user of a server may hold this many of each kind at once; past it a 429 says so.
+MAX_STREAMS_PER_USER = 16
+STREAM_RETRY_AFTER = 5  # seconds, in the 429's Retry-After
+
 
 @dataclass(frozen=True)
 class Endpoint:
@@ -49,9 +58,11 @@ class ApiError(web.HTTPError):
         reason: str | None = None,
         field: str | None = None,
         errors: list[models.FieldError] | None = None,
+        headers: dict[str, str] | None = None,
     ):
         super().__init__(status, log_message=None)
         self.body = models.ErrorResponse(message=message, reason=reason, field=field, errors=errors or [])
+        self.headers = headers or {}  # sent with the error (send_error clears what was set before)
 
 
 class AccelHandler(APIHandler):
@@ -67,6 +78,10 @@ class AccelHandler(APIHandler):
     async def prepare(self) -> None:
         await super().prepare()
         await self.accel.started()
+        header = self.accel.accel_config.forwarded_token_header
+        # trusted only when the admin named the header, and only on an authenticated request
+        if header and self.current_user and header in self.request.headers:
+            await self.accel.use_forwarded_token(forwarded_token(header, self.request.headers[header]))
 
     def hub(self) -> Hub:
         """The caches of the current identity; 503 with the connection's own sentence when there are none."""
@@ -92,19 +107,54 @@ class AccelHandler(APIHandler):
             raise ApiError(503, f"The Kubernetes API server cannot be reached: {why}", reason="Not connected")
         return hub
 
+    def take_stream_slot(self, what: str, limit: int = MAX_STREAMS_PER_USER) -> None:
+        """Count one long-lived stream of this user; 429 past `limit`. Given back when the answer ends or the
+        client goes away, whichever is first (on_finish / on_connection_close)."""
+        # Per server, which is per user: a Jupyter server belongs to one user (JupyterHub starts one per user), and
+        # its token-authenticated clients get a fresh anonymous user name per request, so names cannot be the key.
+        key = (what, "server")
+        slots: dict[tuple[str, str], int] = self.settings.setdefault("jupyter_accel_stream_slots", {})
+        if slots.get(key, 0) >= limit:
+            raise ApiError(
+                429,
+                f"{what}: at most {limit} may be open at once per user; close one (another tab, widget or "
+                "follower) and retry.",
+                reason="Too many streams",
+                headers={"Retry-After": str(STREAM_RETRY_AFTER)},
+            )
+        slots[key] = slots.get(key, 0) + 1
+        self._stream_slot = key
+
+    def release_stream_slot(self) -> None:
+        key = getattr(self, "_stream_slot", None)
+        if key is not None:
+            self._stream_slot = None
+            slots = self.settings["jupyter_accel_stream_slots"]
+            slots[key] -= 1
+            if slots[key] <= 0:
+                del slots[key]
+
+    def on_finish(self) -> None:
+        self.release_stream_slot()
+        super().on_finish()
+
+    def on_connection_close(self) -> None:
+        self.release_stream_slot()
+        super().on_connection_close()
+
     def readable_items(self, hub: Hub, key: str) -> list[dict[str, Any]] | None:
         """A cache's objects, or None when this identity may not read them (domain/ shows "not visible")."""
         return hub.items(key) if hub.readable(key) else None
 
     def parse_body(self, model: type[M]) -> M:
+        """The one place a JSON body is read: 413 past MAX_BODY_BYTES, else 400 naming the body when it is not UTF-8
+        JSON, nests deeper than MAX_BODY_DEPTH or holds a lone surrogate; 400 naming each field the model refuses."""
         from pydantic import ValidationError
 
+        load_json_body(self.request.body)  # every check of the text as JSON (raises a 400 naming the body)
         try:
-            raw = json.loads(self.request.body or b"{}")
-        except json.JSONDecodeError as exc:
-            raise ApiError(400, f"The request body is not valid JSON: {exc.msg} at position {exc.pos}.") from None
-        try:
-            return model.model_validate(raw)
+            # strict, as the schema says: 1.5 is no integer and "true" no boolean (JSON strings still name enums)
+            return model.model_validate_json(self.request.body or b"{}", strict=True)
         except ValidationError as exc:
             raise validation_error(exc) from None
 
@@ -118,6 +168,8 @@ class AccelHandler(APIHandler):
         exc = kwargs.get("exc_info", (None, None, None))[1]
         if isinstance(exc, ApiError):
             body = exc.body
+            for name, value in exc.headers.items():
+                self.set_header(name, value)
         elif isinstance(exc, web.HTTPError):
             body = models.ErrorResponse(message=exc.log_message or self._reason, reason=exc.reason or self._reason)
         elif isinstance(exc, urllib3.exceptions.HTTPError | OSError):
@@ -133,6 +185,96 @@ class AccelHandler(APIHandler):
             )
         self.set_header("Content-Type", "application/json")
         self.finish(body.model_dump_json())
+
+
+def forwarded_token(header: str, value: str) -> str:
+    """The bearer token in a forwarded-token header (`TOKEN` or `Bearer TOKEN`); 400 naming the header when it is
+    not one. The value is never part of the message."""
+    token = value.strip()
+    if token[:7].lower() == "bearer ":
+        token = token[7:].strip()
+    field = f"header {header}"
+    if not token or len(token) > 16384 or any(c.isspace() or not c.isprintable() for c in token):
+        raise ApiError(
+            400,
+            f"{field}: must carry one bearer token",
+            reason="Invalid request",
+            field=field,
+            errors=[models.FieldError(field=field, message="must carry one bearer token")],
+        )
+    return token
+
+
+def load_json_body(body: bytes | None) -> Any:
+    """A request body as JSON, or an ApiError naming `(body)`: never a 500, whatever the bytes are."""
+    if body and len(body) > MAX_BODY_BYTES:
+        raise ApiError(
+            413,
+            f"(body): the request body is {len(body)} bytes; at most {MAX_BODY_BYTES} are accepted.",
+            reason="Request too large",
+            field="(body)",
+        )
+    try:
+        text = (body or b"{}").decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ApiError(
+            400,
+            f"(body): the request body is not UTF-8 (byte {exc.start} is not valid); send JSON encoded as UTF-8.",
+            reason="Invalid request",
+            field="(body)",
+        ) from None
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ApiError(
+            400,
+            f"(body): the request body is not valid JSON: {exc.msg} at position {exc.pos}.",
+            reason="Invalid request",
+            field="(body)",
+        ) from None
+    except RecursionError:
+        raise _too_deep() from None
+    _check_depth_and_text(raw)
+    return raw
+
+
+def _too_deep() -> ApiError:
+    return ApiError(
+        400,
+        f"(body): the request body nests deeper than {MAX_BODY_DEPTH} levels.",
+        reason="Invalid request",
+        field="(body)",
+    )
+
+
+def _check_depth_and_text(raw: Any) -> None:
+    """Iteratively (no recursion to exhaust): bounded nesting, and no lone UTF-16 surrogate (`"\\ud800"` is valid
+    JSON but no valid text: it could not be encoded for the API server or a ConfigMap)."""
+    stack: list[tuple[Any, int]] = [(raw, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, str):
+            _check_text(value)
+            continue
+        if not isinstance(value, dict | list):
+            continue
+        if depth > MAX_BODY_DEPTH:
+            raise _too_deep()
+        for key in value if isinstance(value, dict) else ():
+            _check_text(key)
+        stack.extend((v, depth + 1) for v in (value.values() if isinstance(value, dict) else value))
+
+
+def _check_text(text: str) -> None:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ApiError(
+            400,
+            "(body): the request body holds a lone UTF-16 surrogate (such as \\ud800), which is not text.",
+            reason="Invalid request",
+            field="(body)",
+        ) from None
 
 
 def invalid(errors: list[models.FieldError]) -> ApiError:
@@ -152,3 +294,29 @@ def validation_error(exc: ValidationError) -> ApiError:
             for err in exc.errors(include_url=False)
         ]
     )
+
+
+class NotFoundHandler(AccelHandler):
+    """The last row of the handler table: any path below /accel/v1/ that no route matched gets a JSON 404 (not
+    Jupyter's HTML page), for every verb, after the same authentication as every other route."""
+
+    path = "?(?P<rest>.*)"  # /accel/v1 itself too (the table joins it as /accel/v1/?...)
+    endpoints: ClassVar[dict[str, Endpoint]] = {}  # not part of the documented API
+    _track_activity = False
+
+    async def prepare(self) -> None:
+        # authentication and XSRF as everywhere (APIHandler.prepare); no need to wait for the caches
+        await APIHandler.prepare(self)
+
+    def _not_found(self, rest: str) -> None:
+        raise ApiError(
+            404,
+            f"No such endpoint: {self.request.method} {self.request.path}; see docs/rest-api.md.",
+            reason="Not found",
+        )
+
+    @web.authenticated
+    def get(self, rest: str) -> None:
+        self._not_found(rest)
+
+    head = post = put = delete = patch = get

@@ -6,7 +6,9 @@ Reads use the caches only. Writes are blocking client calls: handlers run them i
 from __future__ import annotations
 
 import dataclasses
+import re
 import secrets
+import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -79,19 +81,35 @@ class JobOps:
     def _positions(self) -> dict[tuple[str, str], tuple[int | None, int | None]]:
         return positions_from_summaries(*({"items": items} for items in self.hub.pending.values()))
 
-    def _view(self, obj: dict[str, Any], positions, workloads, pods, known) -> JobView:
+    def _job_events(self) -> dict[tuple[str, str], list[dict[str, Any]]]:
+        """Events by the (kind, name) they are about, for one pass over the cached events."""
+        out: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        for e in self.hub.items("events"):
+            about = e.get("involvedObject") or {}
+            out.setdefault((about.get("kind") or "", about.get("name") or ""), []).append(e)
+        return out
+
+    def _view(self, obj: dict[str, Any], positions, workloads, pods, known, events=None) -> JobView:
         wl = find_workload_for_job(workloads, obj)
         pos = None
         if wl is not None:
             lq_pos, _ = positions.get((self.namespace, wl["metadata"]["name"]), (None, None))
             pos = lq_pos
-        return job_view(obj, workload=wl, pods=select_pods(obj, pods), position=pos, known_accelerators=known)
+        events = self._job_events() if events is None else events
+        return job_view(
+            obj,
+            workload=wl,
+            pods=select_pods(obj, pods),
+            position=pos,
+            known_accelerators=known,
+            events=events.get((obj.get("kind") or "", obj["metadata"]["name"]), []),
+        )
 
     def list_jobs(self, scope: str) -> JobsResponse:
         if scope not in ("mine", "namespace"):
             raise ApiError(400, f"scope: {scope!r} is not allowed; allowed: mine, namespace", field="scope")
         workloads, pods, known = self.hub.items("workloads"), self.hub.items("pods"), self.known_accelerators()
-        positions = self._positions()
+        positions, events = self._positions(), self._job_events()
         workbench = self.app.workbench_label()
         views: list[JobView] = []
         visibility: dict[str, Visibility] = {}
@@ -105,7 +123,7 @@ class JobOps:
                 obj = self._typed(info, obj)
                 if scope == "mine" and not _mine(obj, workbench):
                     continue
-                views.append(self._view(obj, positions, workloads, pods, known))
+                views.append(self._view(obj, positions, workloads, pods, known, events))
         views.sort(key=lambda v: v.created or "", reverse=True)
         return JobsResponse(jobs=views, scope=scope, kinds_served=self.served_kinds(), visibility=visibility)
 
@@ -170,7 +188,11 @@ class JobOps:
         errors += validate_job_request(
             request, known_accelerators=known, profile=profile_dict, default_image=default_image
         )
-        queue = default_queue_name(self.hub.items("localqueues")) if self.hub.readable("localqueues") else None
+        queue = (
+            default_queue_name(self.hub.items("localqueues"), self.app.accel_config.default_queue)
+            if self.hub.readable("localqueues")
+            else None
+        )
         if request.queue and self.hub.readable("localqueues"):
             names = sorted(q["metadata"]["name"] for q in self.hub.items("localqueues"))
             if request.queue not in names:
@@ -265,9 +287,23 @@ class JobOps:
                 out = writes.create(api, with_owner(obj, created), self.namespace, timeout=self.timeout)
                 names.append(f"{obj['kind']}/{out['metadata']['name']}")
         except WriteError as exc:
-            writes.delete(api, Ref.of(created, self.namespace), timeout=self.timeout)
+            # both or neither: the job goes again when its ConfigMap could not be made
+            self._roll_back(created)
             raise _from_write(exc, extra[0]) from None
         return SubmitResponse(job=self._fresh_view(created), created=True, objects=names), 201
+
+    def _roll_back(self, created: dict[str, Any], tries: int = 4) -> None:
+        ref = Ref.of(created, self.namespace)
+        for attempt in range(tries):
+            try:
+                writes.delete(self.hub.api, ref, timeout=self.timeout)
+                return
+            except WriteError as exc:
+                if exc.status == 404:
+                    return
+            except Exception:  # the API server went away in between: try again shortly
+                pass
+            time.sleep(0.5 * 2**attempt)
 
     def _by_request_id(self, request: JobRequest) -> dict[str, Any] | None:
         if not request.client_request_id:
@@ -389,4 +425,36 @@ def _from_write(exc: WriteError, obj: dict[str, Any]) -> ApiError:
         )
     if exc.status == 403:
         return ApiError(403, f"not visible to your account: {exc.message}", reason="Forbidden")
+    hook = _webhook_not_answering(exc)
+    if hook is not None:
+        who = (
+            "Kueue is not answering"
+            if _is_kueue_hook(hook, exc.message)
+            else f"The admission webhook {hook} is not answering"
+        )
+        return ApiError(
+            503,
+            f"{who}: the API server could not call its admission webhook {hook}, so the {obj.get('kind')} was not "
+            "submitted and nothing was created. Try again in a minute; if it persists, ask the cluster admin "
+            "whether it runs.",
+            reason="Webhook unavailable",
+            headers={"Retry-After": "30"},
+        )
     return ApiError(502, f"The API server answered {exc.status}: {exc.message}", reason="Kubernetes error")
+
+
+_WEBHOOK = re.compile(r'failed calling webhook "([^"]+)"')
+# Kueue's own webhooks (kubebuilder names: m/v + the kind it admits); elsewhere its service is named kueue-...
+_KUEUE_HOOK = re.compile(r"^[mv](pytorchjob|rayjob|raycluster|trainjob|workload|jobset|job|pod|deployment)\.kb\.io$")
+
+
+def _webhook_not_answering(exc: WriteError) -> str | None:
+    """The name of the admission webhook the API server could not call (it answers 500 InternalError)."""
+    if exc.status not in (500, 502, 503, 504):
+        return None
+    m = _WEBHOOK.search(exc.message)
+    return m.group(1) if m else None
+
+
+def _is_kueue_hook(name: str, message: str) -> bool:
+    return bool(_KUEUE_HOOK.match(name)) or "kueue" in message.lower()

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, TypeVar
+from urllib.parse import quote
 
 from tornado import web
 
@@ -91,7 +93,8 @@ class FitHandler(JobsBase):
 
     @web.authenticated
     async def post(self) -> None:
-        self.send((await self.ops()).fit(self.parse_body(models.JobRequest)))
+        request = self.parse_body(models.JobRequest)  # a bad body is a 400 even while not connected
+        self.send((await self.ops()).fit(request))
 
 
 class JobHandler(JobsBase):
@@ -149,7 +152,7 @@ class JobLogsHandler(JobsBase):
         "get": Endpoint(
             "Logs of one pod of the job (default: the head / master), streamed; follow keeps the stream open",
             streaming="text/plain",
-            errors=(400, 404, 503),
+            errors=(400, 404, 429, 503),
             query={
                 "pod": "pod name (default: first pod)",
                 "container": "container name",
@@ -163,6 +166,10 @@ class JobLogsHandler(JobsBase):
 
     @web.authenticated
     async def get(self, kind: str, name: str) -> None:
+        tail = _int_arg(self.get_argument("tail", "1000"), "tail", 0, self.MAX_TAIL)  # bad input first
+        follow = self.get_argument("follow", "false").lower() in ("1", "true", "yes")
+        if follow:  # a followed log holds a thread and a socket for as long as the client stays
+            self.take_stream_slot("followed log streams")
         ops = await self.ops()
         from ..cluster.logs import LogStream
         from ..cluster.writes import WriteError
@@ -172,11 +179,16 @@ class JobLogsHandler(JobsBase):
         pods = select_pods(job, ops.hub.items("pods"))
         pod = self.get_argument("pod", None) or _first_pod(pods)
         if pod is None:
+            if job.get("status") and _finished(job):
+                raise ApiError(
+                    404,
+                    f"{name} has ended and has no pods any more (its operator removed them), so its log is gone; "
+                    "follow a job's log while it runs to keep it.",
+                    reason="No pods",
+                )
             raise ApiError(404, f"{name} has no pods yet, so there are no logs.", reason="No pods")
         if pod not in {p["metadata"]["name"] for p in pods}:
             raise ApiError(400, f"pod: {pod!r} is not a pod of {name}", field="pod")
-        tail = _int_arg(self.get_argument("tail", "1000"), "tail", 0, self.MAX_TAIL)
-        follow = self.get_argument("follow", "false").lower() in ("1", "true", "yes")
         container = self.get_argument("container", None)
         loop = asyncio.get_running_loop()
         try:
@@ -220,6 +232,7 @@ class JobLogsHandler(JobsBase):
         stream = getattr(self, "_stream", None)
         if stream is not None:
             stream.close()
+        super().on_connection_close()
 
 
 class RayDashboardHandler(JobsBase):
@@ -228,9 +241,26 @@ class RayDashboardHandler(JobsBase):
     path = f"jobs/{KIND}/{NAME}/dashboard/(?P<subpath>.*)"
     endpoints = {
         "get": Endpoint(
-            "Ray dashboard of a RayCluster / RayJob, proxied", streaming="text/html", errors=(400, 404, 502, 503)
+            "Ray dashboard of a RayCluster / RayJob, proxied", streaming="text/html", errors=(400, 403, 404, 502, 503)
         )
     }
+
+    @property
+    def content_security_policy(self) -> str:
+        """The dashboard is a single-page app: its own scripts, styles (inline too, as its UI kit writes them),
+        images and API calls, all from this origin. APIHandler's `default-src 'none'` would block every one."""
+        admin_set = self.settings.get("headers", {}).get("Content-Security-Policy")
+        return admin_set or "; ".join(
+            [
+                "frame-ancestors 'self'",
+                "default-src 'self'",
+                "script-src 'self'",
+                "style-src 'self' 'unsafe-inline'",
+                "img-src 'self' data: blob:",
+                "font-src 'self' data:",
+                "connect-src 'self'",
+            ]
+        )
 
     @web.authenticated
     async def get(self, kind: str, name: str, subpath: str = "") -> None:
@@ -238,6 +268,7 @@ class RayDashboardHandler(JobsBase):
         from .job_ops import RAY_KINDS
 
         job_kind = parse_kind(kind)
+        dashboard_subpath(subpath)  # refused before anything is looked up
         if job_kind not in RAY_KINDS:
             raise ApiError(400, "kind: only ray-cluster and ray-job have a Ray dashboard", field="kind")
         ops = await self.ops()
@@ -245,7 +276,9 @@ class RayDashboardHandler(JobsBase):
         cluster = name if job_kind is models.JobKind.ray_cluster else (job.get("status") or {}).get("rayClusterName")
         if not cluster:
             raise ApiError(404, f"{name} has no Ray cluster yet.", reason="No cluster")
-        path = f"/api/v1/namespaces/{ops.namespace}/services/{cluster}-head-svc:dashboard/proxy/" + subpath.lstrip("/")
+        path = f"/api/v1/namespaces/{ops.namespace}/services/{cluster}-head-svc:dashboard/proxy/" + dashboard_subpath(
+            subpath
+        )
         query = {k: self.get_argument(k) for k in self.request.arguments}
 
         def fetch() -> tuple[int, str, bytes]:
@@ -259,19 +292,59 @@ class RayDashboardHandler(JobsBase):
             return resp.status, resp.getheader("Content-Type") or "application/octet-stream", body
 
         status, ctype, body = await asyncio.get_running_loop().run_in_executor(None, fetch)
+        if status in (401, 403):
+            raise ApiError(
+                403,
+                f"The Ray dashboard of {cluster} is not visible to your account "
+                "(it needs get on services/proxy in this namespace).",
+                reason="Not visible to your account",
+            )
         if status >= 400:
             raise ApiError(
                 502,
                 f"The Ray dashboard of {cluster} did not answer (HTTP {status}); the head pod may not be running yet.",
                 reason="Dashboard unavailable",
             )
-        self.set_header("Content-Type", ctype)
-        self.finish(body)
+        # APIHandler.finish would label everything application/json: the dashboard's pages are HTML, JS, CSS
+        self.finish(body, set_content_type=ctype)
+
+
+def _finished(job: dict[str, Any]) -> bool:
+    from ..domain.job_status import derive_status
+
+    return derive_status(job, None, [])[0] in (models.JobStatus.succeeded, models.JobStatus.failed)
+
+
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+
+
+def dashboard_subpath(subpath: str) -> str:
+    """The (already percent-decoded) sub-path below a head service's dashboard proxy, made safe to append: no dot
+    segments, no absolute URL or `//host`, no backslash or control character; every segment re-encoded, so an
+    encoded `/`, `?` or `#` can neither climb out of `.../services/<head>:dashboard/proxy/` nor add a query. (The
+    HTTP client resolves `..` before sending, which would otherwise reach any path of the API server.)"""
+
+    def refuse(why: str) -> ApiError:
+        return ApiError(400, f"subpath: {why}; only paths inside the job's own Ray dashboard", field="subpath")
+
+    if subpath.startswith(("/", "\\")):
+        raise refuse("a path starting with / or \\ (such as //host) is not allowed")
+    if _SCHEME.match(subpath):
+        raise refuse("an absolute URL is not allowed")
+    if any(ord(c) < 0x20 or c in "\\\x7f" for c in subpath):
+        raise refuse("backslashes and control characters are not allowed")
+    segments = subpath.split("/")
+    if any(seg in (".", "..") for seg in segments):
+        raise refuse("'.' and '..' segments are not allowed")
+    return "/".join(quote(seg, safe="-._~!$&'()*+,;=:@") for seg in segments if seg) + (
+        "/" if subpath.endswith("/") and subpath.strip("/") else ""
+    )
 
 
 def _first_pod(pods: list[dict[str, Any]]) -> str | None:
-    """Head or master first: that is where a job's driver output is."""
-    order = {"head": 0, "master": 0, "submitter": 1}
+    """Where a job's driver output is: a RayJob's submitter (`ray job submit` follows the job's logs), else the
+    Ray head or the PyTorch master."""
+    order = {"submitter": 0, "head": 1, "master": 1}
 
     def rank(p: dict[str, Any]) -> tuple[int, str]:
         labels = (p.get("metadata") or {}).get("labels") or {}
@@ -286,10 +359,9 @@ def _first_pod(pods: list[dict[str, Any]]) -> str | None:
 
 
 def _int_arg(text: str, name: str, low: int, high: int) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise ApiError(400, f"{name}: {text!r} is not a whole number", field=name) from None
+    if not re.fullmatch(r"-?[0-9]{1,12}", text):  # int() would also take "1_000", " 5" and non-ASCII digits
+        raise ApiError(400, f"{name}: {text[:40]!r} is not a whole number", field=name)
+    value = int(text)
     if not low <= value <= high:
         raise ApiError(400, f"{name}: must be between {low} and {high}", field=name)
     return value

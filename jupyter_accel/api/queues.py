@@ -33,6 +33,7 @@ class QueuesHandler(AccelHandler):
                 self.readable_items(hub, "clusterqueues"),
                 self.readable_items(hub, "cohorts"),
                 self.readable_items(hub, "resourceflavors"),
+                configured_default=self.accel.accel_config.default_queue,
             )
         )
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .accelerators import InventoryHandler, ProfilesHandler
-from .base import AccelHandler
+from .base import AccelHandler, NotFoundHandler
 from .identity import TokenHandler
 from .info import InfoHandler
 from .jobs import (
@@ -18,7 +18,8 @@ from .jobs import (
 from .queues import QueuesHandler, WorkloadsHandler
 from .stream import StreamHandler
 
-# order matters where patterns overlap: jobs/cleanup before jobs/{kind}/{name}
+# order matters where patterns overlap: jobs/cleanup before jobs/{kind}/{name}; the JSON 404 for anything else
+# below the prefix comes last
 HANDLERS: list[type[AccelHandler]] = [
     InfoHandler,
     TokenHandler,
@@ -34,4 +35,5 @@ HANDLERS: list[type[AccelHandler]] = [
     JobLogsHandler,
     RayDashboardHandler,
     JobHandler,
+    NotFoundHandler,
 ]

@@ -1,33 +1,41 @@
 """Identity and namespace: build one Kubernetes ApiClient from the admin's configuration.
 
-Modes: in-cluster service account, kubeconfig, explicit bearer token (config or set at runtime, memory only).
+Modes: in-cluster service account, kubeconfig, explicit bearer token (config or set at runtime, memory only), and
+the user's own token forwarded by the workbench's auth proxy (only when `forwarded_token_header` is configured).
+A token given at runtime wins over a forwarded one, which wins over the configured identity; whichever is in use
+is the whole server's identity (one workbench, one user), so the watch caches are rebuilt when it changes.
+The environment of workbench images is honoured: HTTPS_PROXY / NO_PROXY (the client's proxy settings) and
+REQUESTS_CA_BUNDLE / SSL_CERT_FILE (trusted in addition to the cluster's CA).
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import logging
 import os
+import tempfile
 import threading
+import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
 from kubernetes import client as k8s
 from kubernetes import config as k8s_config
 from kubernetes.config.config_exception import ConfigException
+from kubernetes.config.incluster_config import InClusterConfigLoader
 
 from ..config import AccelConfig
 from ..models import Connection, ConnectionState, IdentityMode
 
 log = logging.getLogger(__name__)
 
-SA_DIR = Path(os.environ.get("JUPYTER_ACCEL_SA_DIR", "/var/run/secrets/kubernetes.io/serviceaccount"))
-
-
-class NamespaceNotAllowed(Exception):
-    def __init__(self, namespace: str, allowed: list[str]):
-        super().__init__(f"namespace {namespace!r} is not allowed here; allowed: {', '.join(allowed) or 'none'}")
-        self.namespace = namespace
-        self.allowed = allowed
+NO_CONFIG_MESSAGE = (
+    "No Kubernetes configuration found (no kubeconfig, not in a pod). To connect, point KUBECONFIG at your "
+    "cluster's kubeconfig (kind, minikube, or OpenShift after `oc login`) and restart JupyterLab, or give a bearer "
+    "token with `%accel token`."
+)
+UNREACHABLE_HINT = "Check that the cluster is running and that this machine can reach the kubeconfig's server address."
 
 
 @dataclass
@@ -53,36 +61,72 @@ def _client_from_token(server: str, token: str, ca_file: str, timeout: float) ->
     conf.api_key_prefix = {"authorization": "Bearer"}
     if ca_file:
         conf.ssl_ca_cert = ca_file
-    return k8s.ApiClient(conf)
+    return k8s.ApiClient(_with_environment(conf))
 
 
-def resolve(cfg: AccelConfig, runtime_token: str | None = None) -> Resolved:
-    """Pick the identity by configuration; never raises for a missing or broken configuration."""
+_bundle_dir: str | None = None
+
+
+def _with_environment(conf: k8s.Configuration) -> k8s.Configuration:
+    """What workbench images set in the environment: a proxy for HTTPS (HTTPS_PROXY, NO_PROXY; newer
+    kubernetes clients read these themselves, older ones do not), and extra trusted CAs (REQUESTS_CA_BUNDLE,
+    SSL_CERT_FILE), which the client would otherwise ignore in favour of the one cluster CA file."""
+    proxies = urllib.request.getproxies()
+    if getattr(conf, "proxy", None) is None:
+        scheme = "https" if str(conf.host).startswith("https:") else "http"
+        if proxies.get(scheme):
+            conf.proxy = proxies[scheme]
+    if getattr(conf, "no_proxy", None) is None and proxies.get("no"):
+        conf.no_proxy = proxies["no"]
+    extra = []
+    for var in ("REQUESTS_CA_BUNDLE", "SSL_CERT_FILE"):
+        path = os.environ.get(var)
+        if path and Path(path).is_file() and path not in extra and path != conf.ssl_ca_cert:
+            extra.append(path)
+    if conf.verify_ssl and extra:
+        conf.ssl_ca_cert = _merged_bundle([p for p in (conf.ssl_ca_cert, *extra) if p])
+    return conf
+
+
+def _merged_bundle(paths: list[str]) -> str:
+    """One CA file holding every given bundle (the client takes a single file), in a private directory."""
+    global _bundle_dir
+    data = b"\n".join(Path(p).read_bytes().strip() for p in paths) + b"\n"
+    if _bundle_dir is None:
+        _bundle_dir = tempfile.mkdtemp(prefix="jupyter-accel-ca-")
+    out = Path(_bundle_dir) / f"ca-{hashlib.sha256(data).hexdigest()[:16]}.pem"
+    if not out.exists():
+        out.write_bytes(data)
+    return str(out)
+
+
+def resolve(cfg: AccelConfig, token: str | None = None, token_mode: IdentityMode = IdentityMode.token) -> Resolved:
+    """Pick the identity: a token given at runtime or forwarded (`token`, of kind `token_mode`), else the
+    configuration. Never raises for a missing or broken configuration."""
     mode = cfg.identity
     ns_from_ctx: str | None = None
     try:
-        if runtime_token or mode == "token":
-            token = runtime_token or cfg.token
+        if token or mode == "token":
+            ident = token_mode if token else IdentityMode.token
+            token = token or cfg.token
             server = cfg.api_server or _server_of_current_config(cfg)
             if not token or not server:
-                return Resolved(IdentityMode.token, None, None, "A bearer token needs an API server URL and a token.")
+                return Resolved(ident, None, None, "A bearer token needs an API server URL and a token.")
             ca = cfg.ca_file or _ca_of_current_config(cfg) or ""
             api = _client_from_token(server, token, ca, cfg.request_timeout)
-            ident = IdentityMode.token
         elif mode == "in-cluster" or (mode == "auto" and os.environ.get("KUBERNETES_SERVICE_HOST")):
             conf = k8s.Configuration()
-            k8s_config.load_incluster_config(client_configuration=conf)
-            api = k8s.ApiClient(conf)
+            sa = Path(cfg.service_account_dir)
+            InClusterConfigLoader(token_filename=str(sa / "token"), cert_filename=str(sa / "ca.crt")).load_and_set(conf)
+            api = k8s.ApiClient(_with_environment(conf))
             ident = IdentityMode.in_cluster
         elif mode in ("kubeconfig", "auto"):
             path = _kubeconfig_path(cfg)
             if path is None:
-                return Resolved(
-                    IdentityMode.none, None, None, "No Kubernetes configuration found (no kubeconfig, not in a pod)."
-                )
+                return Resolved(IdentityMode.none, None, None, NO_CONFIG_MESSAGE)
             conf = k8s.Configuration()
             k8s_config.load_kube_config(config_file=path, client_configuration=conf)
-            api = k8s.ApiClient(conf)
+            api = k8s.ApiClient(_with_environment(conf))
             ident = IdentityMode.kubeconfig
             _, ctx = k8s_config.list_kube_config_contexts(config_file=path)
             ns_from_ctx = (ctx or {}).get("context", {}).get("namespace")
@@ -118,8 +162,9 @@ def _server_of_current_config(cfg: AccelConfig) -> str | None:
 
 
 def _ca_of_current_config(cfg: AccelConfig) -> str | None:
-    if (SA_DIR / "ca.crt").exists():
-        return str(SA_DIR / "ca.crt")
+    sa_ca = Path(cfg.service_account_dir) / "ca.crt"
+    if os.environ.get("KUBERNETES_SERVICE_HOST") and sa_ca.exists():
+        return str(sa_ca)
     conf = _current_kubeconfig_conf(cfg)
     return conf.ssl_ca_cert if conf else None
 
@@ -127,7 +172,7 @@ def _ca_of_current_config(cfg: AccelConfig) -> str | None:
 def _namespace(cfg: AccelConfig, from_context: str | None) -> str:
     if cfg.namespace:
         return cfg.namespace
-    sa_ns = SA_DIR / "namespace"
+    sa_ns = Path(cfg.service_account_dir) / "namespace"
     if sa_ns.exists():
         return sa_ns.read_text().strip()
     return from_context or "default"
@@ -140,6 +185,7 @@ class ClusterSession:
         self.cfg = cfg
         self._lock = threading.Lock()
         self._runtime_token: str | None = None
+        self._forwarded_token: str | None = None
         self._resolved = resolve(cfg)
         self._connection = self._initial_connection()
 
@@ -162,26 +208,31 @@ class ClusterSession:
     def connection(self) -> Connection:
         return self._connection
 
-    def allowed_namespaces(self) -> list[str]:
-        return list(self.cfg.allowed_namespaces) or ([self.namespace] if self.namespace else [])
-
-    def check_namespace(self, namespace: str | None) -> str:
-        """The namespace a request may use: the configured one, or one the admin allowed explicitly."""
-        if not namespace or namespace == self.namespace:
-            if not self.namespace:
-                raise NamespaceNotAllowed(namespace or "", [])
-            return self.namespace
-        allowed = self.allowed_namespaces()
-        if namespace not in allowed:
-            raise NamespaceNotAllowed(namespace, allowed)
-        return namespace
-
     def set_token(self, token: str | None) -> None:
         """Switch to (or away from) a bearer token given at runtime; the token stays in memory only."""
         with self._lock:
             self._runtime_token = token or None
-            self._resolved = resolve(self.cfg, self._runtime_token)
-            self._connection = self._initial_connection()
+            self._reresolve()
+
+    def forwarded_differs(self, token: str) -> bool:
+        """Whether `token` is not the forwarded token in use (compared in constant time)."""
+        current = self._forwarded_token
+        return current is None or not hmac.compare_digest(current.encode(), token.encode())
+
+    def set_forwarded_token(self, token: str | None) -> None:
+        """Use the user's token forwarded by the auth proxy (memory only) unless a runtime token is set."""
+        with self._lock:
+            self._forwarded_token = token or None
+            self._reresolve()
+
+    def _reresolve(self) -> None:
+        if self._runtime_token:
+            self._resolved = resolve(self.cfg, self._runtime_token, IdentityMode.token)
+        elif self._forwarded_token:
+            self._resolved = resolve(self.cfg, self._forwarded_token, IdentityMode.forwarded)
+        else:
+            self._resolved = resolve(self.cfg)
+        self._connection = self._initial_connection()
 
     def probe(self) -> Connection:
         """Blocking: ask the API server who we are and which version it runs. Run off the event loop."""
@@ -208,7 +259,7 @@ class ClusterSession:
                 state=ConnectionState.error,
                 identity=r.mode,
                 namespace=r.namespace,
-                message=f"The Kubernetes API server cannot be reached: {_short(exc)}",
+                message=f"The Kubernetes API server cannot be reached: {_short(exc).rstrip('.')}. {UNREACHABLE_HINT}",
             )
         self._connection = conn
         return conn

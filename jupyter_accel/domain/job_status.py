@@ -7,6 +7,7 @@ TrainJob without a Running condition, Kueue admitting while the CR still reads S
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from decimal import Decimal
 from typing import Any
@@ -129,6 +130,34 @@ def pod_role(pod: Mapping[str, Any]) -> str | None:
 
 def _terminal_pod(pod: Mapping[str, Any]) -> bool:
     return _get(pod, "status", "phase") in ("Succeeded", "Failed")
+
+
+# The Training Operator's event when a replica's container fails (its pod is deleted right after, when the job
+# fails): "Error pod <pod> container <container> exitCode: <n> terminated message: <log tail>".
+_OPERATOR_EXIT = re.compile(r"^Error pod (\S+) container \S+ exitCode: (-?\d+) terminated message: ?(.*)$", re.S)
+
+
+def _exit_cause(pod: str, code: Any, message: str | None) -> str:
+    """'<pod> exited with code N (<the last line it printed>)'. The builders set terminationMessagePolicy
+    FallbackToLogsOnError, so the kubelet copies a failed container's log tail into its termination message."""
+    lines = [ln.strip() for ln in str(message or "").splitlines() if ln.strip()]
+    head = f"{pod} exited with code {code}"
+    return f"{head} ({lines[-1]})" if lines else head
+
+
+def _failed_container(pods: Sequence[Mapping[str, Any]], events: Sequence[Mapping[str, Any]] = ()) -> str | None:
+    """Why a failed job failed, from the first container that exited non-zero: its pod if still there, else the
+    operator's event about it (the newest)."""
+    for pod in sorted(pods, key=lambda p: _get(p, "metadata", "name") or ""):
+        for c in _get(pod, "status", "containerStatuses") or []:
+            term = _get(c, "state", "terminated") or _get(c, "lastState", "terminated")
+            if term and int(term.get("exitCode", 0) or 0) != 0:
+                return _exit_cause(_get(pod, "metadata", "name") or "", term.get("exitCode"), term.get("message"))
+    newest = sorted(events, key=lambda e: e.get("lastTimestamp") or e.get("eventTime") or "", reverse=True)
+    for ev in newest:
+        if (m := _OPERATOR_EXIT.match(str(ev.get("message") or ""))) and m.group(2) != "0":
+            return _exit_cause(m.group(1), m.group(2), m.group(3))
+    return None
 
 
 def pod_ready(pod: Mapping[str, Any]) -> bool:
@@ -356,9 +385,13 @@ def _checks_reason(workload: Mapping[str, Any]) -> str:
 
 
 def derive_status(
-    obj: Mapping[str, Any], workload: Mapping[str, Any] | None, pods: Sequence[Mapping[str, Any]]
+    obj: Mapping[str, Any],
+    workload: Mapping[str, Any] | None,
+    pods: Sequence[Mapping[str, Any]],
+    events: Sequence[Mapping[str, Any]] = (),
 ) -> tuple[JobStatus, str | None]:
-    """The unified status of a job and one sentence on why. `pods`: the job's pods (select_pods)."""
+    """The unified status of a job and one sentence on why. `pods`: the job's pods (select_pods); `events`: those
+    about the job itself (a failed job's exit code and last line, once its pods are gone)."""
     kind = job_kind(obj)
     if kind is None:
         raise ValueError(f"not a job kind this extension knows: {obj.get('apiVersion')} {obj.get('kind')}")
@@ -367,6 +400,8 @@ def derive_status(
 
     terminal = _cr_terminal(kind, obj)
     if terminal:
+        if terminal[0] is JobStatus.failed and (cause := _failed_container(pods, events)):
+            return JobStatus.failed, _sentence(cause, terminal[1])  # the exit code and last line, then the CR's word
         return terminal
     finished = _cond(workload, "Finished")
     if _is_true(finished):  # the CR lags behind Kueue
@@ -437,6 +472,7 @@ def job_view(
     pods: Sequence[Mapping[str, Any]] = (),
     position: int | None = None,
     known_accelerators: Sequence[str] | None = None,
+    events: Sequence[Mapping[str, Any]] = (),
 ) -> JobView:
     """The JobView of a job CR. `pods`: its pods (select_pods); `position`: from the visibility API.
 
@@ -447,7 +483,7 @@ def job_view(
         raise ValueError(f"not a job kind this extension knows: {obj.get('apiVersion')} {obj.get('kind')}")
     meta = obj.get("metadata") or {}
     labels = dict(meta.get("labels") or {})
-    status, reason = derive_status(obj, workload, pods)
+    status, reason = derive_status(obj, workload, pods, events)
     start, end = _times(kind, obj, workload, pods)
     wl_spec = (workload or {}).get("spec") or {}
     priority_class = (

@@ -274,9 +274,12 @@ def _condition(obj: dict[str, Any], cond_type: str) -> dict[str, Any] | None:
     return next((c for c in (obj.get("status") or {}).get("conditions") or [] if c.get("type") == cond_type), None)
 
 
-def default_queue_name(local_queues: list[dict[str, Any]]) -> str | None:
-    """Kueue's default LocalQueue is the one named `default`; else the CodeFlare-annotated one."""
+def default_queue_name(local_queues: list[dict[str, Any]], configured: str = "") -> str | None:
+    """The admin's configured LocalQueue when it exists; else Kueue's default LocalQueue (the one named
+    `default`); else the CodeFlare-annotated one."""
     names = [_name(lq) for lq in local_queues]
+    if configured and configured in names:
+        return configured
     if DEFAULT_QUEUE_NAME in names:
         return DEFAULT_QUEUE_NAME
     for lq in local_queues:
@@ -337,6 +340,7 @@ def build_queues(
     cluster_queues: list[dict[str, Any]] | None = None,
     cohorts: list[dict[str, Any]] | None = None,
     resource_flavors: list[dict[str, Any]] | None = None,
+    configured_default: str = "",
 ) -> QueuesResponse:
     """The queues answer. None for a list = not readable by this identity (LocalQueues: the whole answer says
     so; ClusterQueues: each queue falls back to its LocalQueue status)."""
@@ -355,4 +359,4 @@ def build_queues(
         )
         for lq in sorted(local_queues, key=_name)
     ]
-    return QueuesResponse(queues=views, default_queue=default_queue_name(local_queues))
+    return QueuesResponse(queues=views, default_queue=default_queue_name(local_queues, configured_default))

@@ -17,6 +17,9 @@ class ConnectionState(StrEnum):
 
 
 class IdentityMode(StrEnum):
+    """How the server authenticates to Kubernetes: in-cluster service account, kubeconfig, a bearer token
+    (configured or given at runtime), or the user's token forwarded by the workbench's auth proxy."""
+
     none = "none"
     in_cluster = "in-cluster"
     kubeconfig = "kubeconfig"
@@ -27,7 +30,9 @@ class IdentityMode(StrEnum):
 class Connection(Wire):
     state: ConnectionState
     message: str = Field(description="A readable sentence about the connection, shown to the user as is.")
-    identity: IdentityMode = IdentityMode.none
+    identity: IdentityMode = Field(
+        IdentityMode.none, description="The kind of identity in use (never the credential itself)."
+    )
     namespace: str | None = Field(None, description="The namespace this server works in.")
     user: str | None = Field(None, description="The user name the API server knows this identity by.")
     kubernetes_version: str | None = None

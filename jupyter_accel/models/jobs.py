@@ -10,7 +10,7 @@ import re
 from enum import StrEnum
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BeforeValidator, Field
+from pydantic import AfterValidator, BeforeValidator, Field, WithJsonSchema
 
 from .base import Visibility, Wire
 
@@ -19,7 +19,8 @@ from .base import Visibility, Wire
 MAX_JOB_NAME = 47
 NAME_PATTERN = r"^[a-z]([-a-z0-9]*[a-z0-9])?$"
 MAX_WORKERS = 64
-QUANTITY_PATTERN = r"^([0-9]+(\.[0-9]+)?|\.[0-9]+)([eE][0-9]+|m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?$"
+# the exponent is bounded (a Kubernetes quantity never needs more): 1e999999999 would overflow the arithmetic
+QUANTITY_PATTERN = r"^([0-9]+(\.[0-9]+)?|\.[0-9]+)([eE][0-9]{1,2}|m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?$"
 # Extended resource names: <DNS subdomain>/<name>, e.g. nvidia.com/gpu, nvidia.com/mig-1g.5gb, habana.ai/gaudi.
 RESOURCE_NAME_PATTERN = r"^[a-z0-9]([-a-z0-9.]*[a-z0-9])?/[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$"
 LABEL_VALUE_PATTERN = r"^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$"
@@ -64,6 +65,16 @@ Quantity = Annotated[
     str,
     BeforeValidator(_numbers_as_text),
     *_matching(QUANTITY_PATTERN, "a Kubernetes quantity such as 500m, 2, 1.5 or 16Gi", 32),
+    # the document says what is accepted: a quantity string, or a plain JSON number (taken as its text)
+    WithJsonSchema(
+        {
+            "anyOf": [
+                {"type": "string", "pattern": QUANTITY_PATTERN, "maxLength": 32},
+                {"type": "number", "minimum": 0},
+            ],
+            "description": "A Kubernetes quantity such as 500m, 2, 1.5 or 16Gi; a JSON number is taken as its text.",
+        }
+    ),
 ]
 LabelKey = Annotated[str, AfterValidator(_label_key)]
 LabelValue = Annotated[

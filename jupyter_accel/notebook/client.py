@@ -323,6 +323,11 @@ class AccelClient:
             body["older_than_seconds"] = older_than_seconds
         return self._parse("CleanupResponse", self._call("POST", "jobs/cleanup", body=body))
 
+    def ray_dashboard(self, name: str, path: str = "api/version", kind: str = "ray-cluster") -> Any:
+        """A JSON answer of a Ray cluster's own dashboard REST API (e.g. `api/version`), through the server's
+        proxy: the kernel never needs the cluster's network."""
+        return self._call("GET", self._job_path(kind, name, "/dashboard/" + path.lstrip("/")))
+
     def set_token(self, token: str | None) -> Connection:
         """Use this Kubernetes bearer token on the server (memory only); None goes back to the configured one."""
         if token is None:

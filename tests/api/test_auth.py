@@ -10,7 +10,7 @@ from tornado.httpclient import HTTPClientError
 
 from jupyter_accel.api.routes import HANDLERS
 
-SAMPLE = {"kind": "pytorch", "name": "x", "action": "suspend", "subpath": "index.html"}
+SAMPLE = {"kind": "pytorch", "name": "x", "action": "suspend", "subpath": "index.html", "rest": "no/such/route"}
 
 
 def _routes():

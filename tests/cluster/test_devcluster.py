@@ -301,7 +301,8 @@ def test_notebook_user_refused_cluster_reads_queue_viewer_allowed(devcluster, ap
     lqs = client.CustomObjectsApi(api_notebook_user).list_namespaced_custom_object(
         "kueue.x-k8s.io", "v1beta2", "team-a", "localqueues"
     )
-    assert [q["metadata"]["name"] for q in lqs["items"]] == ["default"]
+    seeded = ["default", *(["real-node"] if devcluster.node_image() else [])]  # the real node's queue, if it runs
+    assert [q["metadata"]["name"] for q in lqs["items"]] == seeded
 
     assert len(client.CoreV1Api(api_queue_viewer).list_node().items) >= 7
     cqs = client.CustomObjectsApi(api_queue_viewer).list_cluster_custom_object(
@@ -377,3 +378,23 @@ def test_operator_sandboxes_have_only_loopback(devcluster):
         assert res.returncode == 0, res.stderr
         links = [line.split(":")[1].strip() for line in res.stdout.splitlines()]
         assert links == ["lo"], (name, res.stdout)
+
+
+NODE_PARTS = ["kubelet", "containerd", "runc", "cni-plugins", "coredns", "node-image"]
+
+
+@pytest.mark.devcluster(needs=NODE_PARTS)
+def test_real_node_is_ready_with_device_plugin_gpus_and_its_network_stays_inside(devcluster, api_admin):
+    node = client.CoreV1Api(api_admin).read_node("devcluster-node")
+    conds = {c.type: c.status for c in node.status.conditions}
+    assert conds["Ready"] == "True"
+    assert node.status.allocatable["nvidia.com/gpu"] == "4"  # advertised by the device plugin, not patched in
+    assert node.status.node_info.container_runtime_version.startswith("containerd://")
+    assert [a.address for a in node.status.addresses if a.type == "InternalIP"] == ["10.89.0.1"]
+    assert any(t.key == "devcluster.jupyter-accel.io/real-node" for t in node.spec.taints or [])
+    # The node's private addresses exist only in its own network namespace, which has no route out.
+    res = devcluster.node_exec(["ip", "-o", "-4", "route"])
+    assert res.returncode == 0, res.stderr
+    assert "default" not in res.stdout, res.stdout
+    host = subprocess.run(["ip", "-o", "-4", "addr"], capture_output=True, text=True, check=True).stdout
+    assert "10.89.0.1" not in host and "10.88." not in host

@@ -56,6 +56,15 @@ REQUESTS = [
         "accelerators": {"resource": "amd.com/gpu", "count": 1},
         "priority_class": "high-priority",
     },
+    # Trainer v2's CRDs are installed from the pinned module (no controller): the schema is the real one.
+    {
+        "kind": "trainjob",
+        "name": "dry-trainjob",
+        "command": ["torchrun", "train.py"],
+        "workers": 2,
+        "accelerators": {"resource": "nvidia.com/gpu", "count": 2},
+        "env": {"EPOCHS": "1"},
+    },
 ]
 
 

@@ -190,7 +190,7 @@ async def test_suspend_resume_delete(api, unique, admin_api):
         ({"kind": "pytorch", "command": ["x"], "queue": "no-such-queue"}, "queue"),
         ({"kind": "starship", "command": ["x"]}, "kind"),
         ({"kind": "pytorch", "command": ["x"], "cpu": "lots"}, "cpu"),
-        ({"kind": "trainjob", "command": ["x"]}, "kind"),  # Trainer v2 is not installed in the devcluster
+        ({"kind": "trainjob", "command": ["x"], "workers": 0}, "workers"),
     ],
 )
 async def test_invalid_requests_are_400_and_create_nothing(api, admin_api, body, field):

@@ -196,17 +196,15 @@ CLUSTER_NAMESPACE = "team-a"
 CLUSTER_IDENTITY = "queue-viewer"  # the notebook user's rights plus node and quota reads: the fit check has numbers
 
 
-@pytest.fixture(scope="session")
-def cluster_server(devcluster, tmp_path_factory) -> Iterator[JupyterServer]:
+def _connected_server(devcluster, tmp: Path, extra_config: dict | None = None) -> JupyterServer:
     """A server whose extension talks to devcluster as a team-a user, from a workbench named by NB_PREFIX."""
     config = {
         "identity": "kubeconfig",
         "kubeconfig": str(devcluster.kubeconfig(CLUSTER_IDENTITY)),
         "namespace": CLUSTER_NAMESPACE,
+        **(extra_config or {}),
     }
-    server = start_server(
-        tmp_path_factory.mktemp("jupyter-cluster"), config, {"NB_PREFIX": "/notebook/team-a/notebook-tests"}
-    )
+    server = start_server(tmp, config, {"NB_PREFIX": "/notebook/team-a/notebook-tests"})
     client = AccelClient(server.url, server.token)
     deadline = time.monotonic() + 60
     while client.info().connection.state != "connected":
@@ -214,6 +212,26 @@ def cluster_server(devcluster, tmp_path_factory) -> Iterator[JupyterServer]:
             stop_server(server)
             raise RuntimeError(f"the extension did not connect to devcluster:\n{server.log.read_text()[-3000:]}")
         time.sleep(0.5)
+    return server
+
+
+@pytest.fixture(scope="session")
+def cluster_server(devcluster, tmp_path_factory) -> Iterator[JupyterServer]:
+    server = _connected_server(devcluster, tmp_path_factory.mktemp("jupyter-cluster"))
+    yield server
+    stop_server(server)
+
+
+@pytest.fixture(scope="session")
+def real_node_server(devcluster, tmp_path_factory) -> Iterator[JupyterServer]:
+    """Configured as `make demo` is: jobs go to devcluster's real node (LocalQueue `real-node`) in the image
+    devcluster built, so their code really runs."""
+    image = devcluster.node_image()
+    if image is None:
+        pytest.fail("the real node is declared present in devcluster/components.toml but is not running")
+    kinds = ("ray-cluster", "ray-job", "pytorch", "trainjob")
+    extra = {"default_images": dict.fromkeys(kinds, image), "default_queue": "real-node"}
+    server = _connected_server(devcluster, tmp_path_factory.mktemp("jupyter-real-node"), extra)
     yield server
     stop_server(server)
 

@@ -58,8 +58,8 @@ def test_launcher_fit_check_and_submit(cluster_client, unique):
         assert not launcher.load_errors
         assert "nvidia.com/gpu" in launcher.gpu_type.options and "default" in launcher.queue.options
         assert launcher.gpu_type.value == "nvidia.com/gpu"  # the common default, not the first name (amd.com/gpu)
-        # the kinds the cluster serves (devcluster has no Trainer v2)
-        assert set(launcher.kind.options) == {"pytorch", "ray-job", "ray-cluster"}
+        # devcluster serves every kind: Trainer v2 as CRDs only (no controller; devcluster/components.toml)
+        assert set(launcher.kind.options) == {"pytorch", "ray-job", "ray-cluster", "trainjob"}
         launcher.image.value = "busybox"
         launcher.gpus.value = 16
         assert str(launcher.fit_result.verdict) == "never_fits", launcher.fit_result.message

@@ -80,6 +80,7 @@ def test_raycluster_structure():
     assert hc == {
         "name": "ray-head",
         "image": "rayproject/ray:2.52.0-gpu",
+        "terminationMessagePolicy": "FallbackToLogsOnError",
         "resources": {"requests": {"cpu": "2", "memory": "8Gi"}, "limits": {"cpu": "2", "memory": "8Gi"}},
         "env": [{"name": "HF_HOME", "value": "/data"}],
     }
@@ -164,7 +165,7 @@ def test_pytorchjob_structure():
     assert spec["runPolicy"] == {"cleanPodPolicy": "Running", "backoffLimit": 0, "ttlSecondsAfterFinished": 3600}
     master, worker = spec["pytorchReplicaSpecs"]["Master"], spec["pytorchReplicaSpecs"]["Worker"]
     assert (master["replicas"], worker["replicas"]) == (1, 2)
-    assert master["restartPolicy"] == worker["restartPolicy"] == "OnFailure"
+    assert master["restartPolicy"] == worker["restartPolicy"] == "Never"  # the failed pod keeps its exit code
     for rs in (master, worker):
         [c] = rs["template"]["spec"]["containers"]
         assert c["name"] == "pytorch" and c["image"] == "pytorch/pytorch:2.7.1-cuda12.8-cudnn9-runtime"

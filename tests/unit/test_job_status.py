@@ -514,3 +514,36 @@ def test_job_view_times_per_kind():
     tj = job_view(trainjob(cond("Complete", at=T2)))
     assert tj.end_time == T2 and tj.managed_by_us is False and tj.queue is None
     assert tj.accelerators_requested == {GPU: 8}
+
+
+def test_failed_job_names_the_exit_code_and_the_last_line_the_process_printed():
+    # As the kubelet reports it with terminationMessagePolicy FallbackToLogsOnError (recorded on the real node).
+    terminated = {"exitCode": 3, "reason": "Error", "message": "loading shard 7\nshard 7 is corrupt\n"}
+    failed_pod = pod(
+        "ddp-master-0",
+        {"training.kubeflow.org/replica-type": "master"},
+        phase="Failed",
+        ready=False,
+        containerStatuses=[{"name": "pytorch", "state": {"terminated": terminated}}],
+    )
+    job = pytorchjob(cond("Failed", reason="PyTorchJobFailed", message="ddp has reached the specified backoff limit"))
+    st, why = status_of(job, pods=[failed_pod])
+    assert st is JobStatus.failed
+    assert why.startswith("ddp-master-0 exited with code 3 (shard 7 is corrupt)"), why
+    assert "backoff limit" in why  # the operator's own word stays, after the cause
+
+
+def test_failed_job_whose_pod_is_gone_takes_the_cause_from_the_operators_event():
+    # The Training Operator deletes a failed replica's pod once the job fails (recorded on devcluster's real node);
+    # its Warning event keeps the exit code and the kubelet's termination message.
+    ev = {
+        "type": "Warning",
+        "reason": "Error",
+        "message": "Error pod e3-master-0 container pytorch exitCode: 3 terminated message: loading\nshard 7 is corrupt\n",
+        "involvedObject": {"kind": "PyTorchJob", "name": "ddp"},
+        "lastTimestamp": T1,
+    }
+    job = pytorchjob(cond("Failed", reason="PyTorchJobFailed", message="ddp has reached the specified backoff limit"))
+    st, why = derive_status(job, None, [], [ev])
+    assert st is JobStatus.failed
+    assert why.startswith("e3-master-0 exited with code 3 (shard 7 is corrupt)"), why

@@ -225,7 +225,14 @@ def script_mount() -> dict[str, Any]:
 def container(
     name: str, request: JobRequest, ctx: BuildContext, resources: dict[str, Any], *, command: list[str] | None = None
 ) -> dict[str, Any]:
-    c: dict[str, Any] = {"name": name, "image": image(request, ctx), "resources": resources}
+    # On failure the kubelet copies the log's tail into the termination message: the job's reason can then
+    # name the last line a failed process printed without a log read.
+    c: dict[str, Any] = {
+        "name": name,
+        "image": image(request, ctx),
+        "resources": resources,
+        "terminationMessagePolicy": "FallbackToLogsOnError",
+    }
     if command:
         c["command"] = command
     if request.env:

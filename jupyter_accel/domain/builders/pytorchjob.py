@@ -34,7 +34,9 @@ def _replica(
     pod = C.apply_placement(C.pod_spec([c], name, request), ctx, request)
     return {
         "replicas": replicas,
-        "restartPolicy": "OnFailure",
+        # Never, with backoffLimit 0: a failed process fails the job at once and its pod stays, with the exit code
+        # and the log tail (OnFailure restarted it in place, and cleanPodPolicy then deleted the running pod).
+        "restartPolicy": "Never",
         "template": {"metadata": C.pod_metadata(request, ctx, role), "spec": pod},
     }
 

@@ -479,7 +479,10 @@ export interface components {
         };
         /** Connection */
         Connection: {
-            /** @default none */
+            /**
+             * @description The kind of identity in use (never the credential itself).
+             * @default none
+             */
             identity: components["schemas"]["IdentityMode"];
             /**
              * Kubernetes Version
@@ -716,17 +719,21 @@ export interface components {
         HeadResources: {
             /**
              * Cpu
+             * @description A Kubernetes quantity such as 500m, 2, 1.5 or 16Gi; a JSON number is taken as its text.
              * @default 1
              */
-            cpu: string;
+            cpu: string | number;
             /**
              * Memory
+             * @description A Kubernetes quantity such as 500m, 2, 1.5 or 16Gi; a JSON number is taken as its text.
              * @default 4Gi
              */
-            memory: string;
+            memory: string | number;
         };
         /**
          * IdentityMode
+         * @description How the server authenticates to Kubernetes: in-cluster service account, kubeconfig, a bearer token
+         *     (configured or given at runtime), or the user's token forwarded by the workbench's auth proxy.
          * @enum {string}
          */
         IdentityMode: "none" | "in-cluster" | "kubeconfig" | "token" | "forwarded";
@@ -805,7 +812,7 @@ export interface components {
              * @description Per worker pod; default from the profile, else 1.
              * @default null
              */
-            cpu: string | null;
+            cpu: (string | number) | null;
             /**
              * Entrypoint
              * @description ray-job only: shell command run by `ray job submit`.
@@ -839,7 +846,7 @@ export interface components {
              * @description Per worker pod; default from the profile, else 4Gi.
              * @default null
              */
-            memory: string | null;
+            memory: (string | number) | null;
             /**
              * Name
              * @description Lower-case DNS-1035 label; generated when omitted.
@@ -1813,6 +1820,15 @@ export interface operations {
                 };
             };
             /** @description error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1865,6 +1881,15 @@ export interface operations {
             };
             /** @description error */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2115,6 +2140,15 @@ export interface operations {
                 };
             };
             /** @description error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2130,7 +2164,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                kind: string;
+                kind: components["schemas"]["JobKind"];
                 name: string;
             };
             cookie?: never;
@@ -2198,7 +2232,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                kind: string;
+                kind: components["schemas"]["JobKind"];
                 name: string;
             };
             cookie?: never;
@@ -2264,8 +2298,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                action: string;
-                kind: string;
+                action: "suspend" | "resume";
+                kind: components["schemas"]["JobKind"];
                 name: string;
             };
             cookie?: never;
@@ -2333,7 +2367,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                kind: string;
+                kind: components["schemas"]["JobKind"];
                 name: string;
                 subpath: string;
             };
@@ -2420,7 +2454,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                kind: string;
+                kind: components["schemas"]["JobKind"];
                 name: string;
             };
             cookie?: never;
@@ -2465,6 +2499,15 @@ export interface operations {
             };
             /** @description error */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2525,6 +2568,15 @@ export interface operations {
             };
             /** @description error */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2666,6 +2718,15 @@ export interface operations {
             };
             /** @description error */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };

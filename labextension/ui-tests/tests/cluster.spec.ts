@@ -308,3 +308,82 @@ test('queues a job too big for the quota, suspends and resumes it', async ({
     .click();
   await expect(row).toHaveCount(0);
 });
+
+test('opens the real Ray dashboard of a cluster on the real node from its detail', async ({
+  page
+}) => {
+  // devcluster's real node runs pods (as root, where the node can run); it prints its image and queue.
+  const image = process.env.JA_NODE_IMAGE;
+  test.skip(!image, 'devcluster runs no real node (it needs root)');
+  test.setTimeout(300_000);
+  const name = `dash-${Date.now().toString(36)}`;
+  const created = await page.request.post('/accel/v1/jobs', {
+    data: {
+      kind: 'ray-cluster',
+      name,
+      image,
+      queue: process.env.JA_NODE_QUEUE || 'real-node',
+      workers: 0,
+      cpu: '500m',
+      memory: '2Gi'
+    }
+  });
+  expect(created.status(), await created.text()).toBe(201);
+  try {
+    const panel = await openPanel(page);
+    const row = section(panel, 'My jobs').locator(`[data-job="${name}"]`);
+    await expect(row).toHaveAttribute('data-status', 'Running', {
+      timeout: 240_000
+    });
+    await row.getByRole('button', { name: 'Details' }).click();
+    const tab = page.locator(`#jp-accel-job-ray-cluster-${name}`);
+    const link = tab.getByRole('link', { name: 'Open the Ray dashboard' });
+    await expect(link).toBeVisible();
+    // The head's dashboard server starts a moment after the pod is ready.
+    await expect
+      .poll(
+        async () =>
+          (
+            await page.request.get(
+              `/accel/v1/jobs/ray-cluster/${name}/dashboard/`
+            )
+          ).status(),
+        { timeout: 90_000 }
+      )
+      .toBe(200);
+    const [dashboard] = await Promise.all([
+      page.context().waitForEvent('page'),
+      link.click()
+    ]);
+    const failed: string[] = [];
+    dashboard.on('requestfailed', r =>
+      failed.push(`${r.url()}: ${r.failure()?.errorText}`)
+    );
+    dashboard.on('console', m => {
+      if (m.type() === 'error') {
+        failed.push(`console: ${m.text()}`);
+      }
+    });
+    dashboard.on('pageerror', e => failed.push(`page error: ${e.message}`));
+    await dashboard.waitForLoadState();
+    // Ray's own single-page app, with its scripts, through the server's proxy and the API server's.
+    await expect(dashboard).toHaveTitle(/Ray Dashboard/);
+    await expect(
+      dashboard.locator('#root'),
+      `the dashboard app did not render; failed: ${failed.join(' | ')}`
+    ).not.toBeEmpty({ timeout: 60_000 });
+    // rendered by Ray's app from Ray's own API answers (its overview names the cluster's nodes)
+    await expect(dashboard).toHaveTitle(/Overview \| Ray Dashboard/, {
+      timeout: 60_000
+    });
+    expect(failed.filter(f => f.includes('Content Security Policy'))).toEqual(
+      []
+    );
+    await dashboard.screenshot({
+      path: path.join(SCREENSHOTS, 'ray-dashboard.png')
+    });
+    await dashboard.close();
+  } finally {
+    await page.request.delete(`/accel/v1/jobs/ray-cluster/${name}`);
+  }
+});

@@ -1,0 +1,234 @@
+"""Jobs on devcluster's real node: their code runs (kubelet + containerd + runc), their logs are their own.
+
+Every job here goes to the LocalQueue `real-node`, whose Kueue flavor selects the real node; the image is the one
+devcluster built from Debian packages and PyPI (Python + ray[default], no torch). The kwok nodes never run a
+container, so nothing asserted here could pass there.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+from cluster_api import wait_for
+from tornado.httpclient import HTTPClientError
+
+NODE_PARTS = ["kubelet", "containerd", "runc", "cni-plugins", "coredns", "node-image"]
+pytestmark = [pytest.mark.cluster, pytest.mark.devcluster(needs=NODE_PARTS)]
+QUEUE = "real-node"
+NODE = "devcluster-node"
+
+
+@pytest.fixture
+def image(devcluster) -> str:
+    ref = devcluster.node_image()
+    assert ref, "the real node is declared present but is not running"
+    return ref
+
+
+def job_of(body: dict, name: str) -> dict | None:
+    return next((j for j in body["jobs"] if j["name"] == name), None)
+
+
+def script_job(kind: str, name: str, image: str, text: str, **extra) -> dict:
+    return {
+        "kind": kind,
+        "name": name,
+        "image": image,
+        "queue": QUEUE,
+        "cpu": "500m",
+        "memory": "1Gi",
+        "script": {"text": text, "interpreter": "python"},
+        **extra,
+    }
+
+
+def resp_type(text: str) -> str:
+    return "html" if text.lstrip().lower().startswith(("<!doctype html", "<html")) else "other"
+
+
+async def pod_logs(api, kind: str, name: str, pod: str) -> str:
+    code, text = await api.call("GET", f"jobs/{kind}/{name}/logs", pod=pod)
+    assert code == 200, (pod, code, text)
+    return text
+
+
+RANKS = """
+import os
+print(f"RANK {os.environ['RANK']} WORLD_SIZE {os.environ['WORLD_SIZE']} MASTER {os.environ['MASTER_ADDR']}", flush=True)
+"""
+
+
+async def test_pytorchjob_prints_the_ranks_the_operator_injected(api, unique, image):
+    name = unique("ranks")
+    t0 = time.monotonic()
+    code, out = await api.call("POST", "jobs", script_job("pytorch", name, image, RANKS, workers=2))
+    assert code == 201, out
+    try:
+        first_line = None
+        deadline = time.monotonic() + 240
+        while time.monotonic() < deadline:
+            body = await api.get("jobs")
+            job = job_of(body, name) or {}
+            if first_line is None and job.get("status") in ("Running", "Succeeded", "Failed"):
+                master = next((p["name"] for p in job["pods"] if p["role"] == "master"), None)
+                if master and "RANK" in await pod_logs(api, "pytorch", name, master):
+                    first_line = time.monotonic() - t0
+            if job.get("status") in ("Succeeded", "Failed"):
+                break
+            await asyncio.sleep(0.5)
+        assert job.get("status") == "Succeeded", job
+        assert all(p["node"] == NODE for p in job["pods"]), job["pods"]
+        lines = set()
+        for pod in job["pods"]:
+            lines |= {ln.strip() for ln in (await pod_logs(api, "pytorch", name, pod["name"])).splitlines()}
+        assert f"RANK 0 WORLD_SIZE 2 MASTER {name}-master-0" in lines, lines
+        assert f"RANK 1 WORLD_SIZE 2 MASTER {name}-master-0" in lines, lines
+        print(f"\nreal node: 2-pod PyTorchJob submit -> first log line {first_line:.1f} s")
+    finally:
+        await api.call("DELETE", f"jobs/pytorch/{name}")
+
+
+RAY_TASKS = """
+import ray
+ray.init()
+@ray.remote
+def square(x):
+    return x * x
+print("SUM OF SQUARES", sum(ray.get([square.remote(i) for i in range(10)])), flush=True)
+"""
+
+
+async def test_rayjob_runs_real_ray_tasks_to_succeeded(api, unique, image):
+    name = unique("rj")
+    req = script_job("ray-job", name, image, RAY_TASKS, workers=1, memory="2Gi")
+    code, out = await api.call("POST", "jobs", req)
+    assert code == 201, out
+    try:
+        body = await api.until(
+            "jobs", lambda b: (j := job_of(b, name)) and j["status"] in ("Succeeded", "Failed"), timeout=420
+        )
+        job = job_of(body, name)
+        assert job["status"] == "Succeeded", job
+        code, logs = await api.call("GET", f"jobs/ray-job/{name}/logs")
+        assert code == 200 and "SUM OF SQUARES 285" in logs, logs[-3000:]
+    finally:
+        await api.call("DELETE", f"jobs/ray-job/{name}")
+
+
+async def test_raycluster_head_serves_the_real_ray_dashboard(api, unique, image):
+    name = unique("rc")
+    req = {"kind": "ray-cluster", "name": name, "image": image, "queue": QUEUE, "workers": 1,
+           "cpu": "500m", "memory": "2Gi"}  # fmt: skip
+    code, out = await api.call("POST", "jobs", req)
+    assert code == 201, out
+    try:
+        await api.until("jobs", lambda b: (j := job_of(b, name)) and j["status"] == "Running", timeout=300)
+
+        async def dashboard():
+            # one path piece: jp_fetch keeps its trailing slash (the dashboard's index page)
+            try:
+                resp = await api.jp_fetch("accel", "v1", f"jobs/ray-cluster/{name}/dashboard/")
+            except HTTPClientError:
+                return None
+            html = resp.body.decode()
+            return (html, resp.headers["Content-Type"]) if "<title>Ray Dashboard</title>" in html else None
+
+        html, ctype = await wait_for(dashboard, timeout=120, what="the Ray dashboard through the API server's proxy")
+        assert resp_type(html) == "html" and ctype.startswith("text/html"), ctype
+        version = await api.get(f"jobs/ray-cluster/{name}/dashboard/api/version")
+        assert version["ray_version"] == "2.60.0", version  # Ray's own answer, from the head pod
+    finally:
+        await api.call("DELETE", f"jobs/ray-cluster/{name}")
+
+
+FAILS = """
+print("loading shard 7", flush=True)
+print("shard 7 is corrupt", flush=True)
+raise SystemExit(3)
+"""
+
+
+async def test_a_script_that_exits_3_fails_naming_code_and_last_line(api, unique, image):
+    name = unique("exit3")
+    code, out = await api.call("POST", "jobs", script_job("pytorch", name, image, FAILS, workers=1))
+    assert code == 201, out
+    try:
+        body = await api.until(
+            "jobs", lambda b: (j := job_of(b, name)) and j["status"] in ("Failed", "Succeeded"), timeout=240
+        )
+        job = job_of(body, name)
+        assert job["status"] == "Failed", job
+        assert "exited with code 3" in job["reason"], job["reason"]
+        assert "shard 7 is corrupt" in job["reason"], job["reason"]
+    finally:
+        await api.call("DELETE", f"jobs/pytorch/{name}")
+
+
+async def test_an_image_that_does_not_exist_shows_the_runtimes_pull_error(api, unique):
+    name = unique("noimg")
+    req = script_job("pytorch", name, "devcluster.local/jupyter-accel/does-not-exist:1", RANKS, workers=1)
+    code, out = await api.call("POST", "jobs", req)
+    assert code == 201, out
+    try:
+        body = await api.until(
+            "jobs",
+            lambda b: (
+                (j := job_of(b, name)) and any(w in (j["reason"] or "") for w in ("ErrImagePull", "ImagePullBackOff"))
+            ),
+            timeout=180,
+        )
+        assert job_of(body, name)["status"] == "Starting", job_of(body, name)
+    finally:
+        await api.call("DELETE", f"jobs/pytorch/{name}")
+
+
+SLEEPS = """
+import time
+print("holding my devices:", __import__("os").environ.get("DEVCLUSTER_DEVICE_IDS"), flush=True)
+time.sleep(3600)
+"""
+
+
+def real_node_gpus_allocated(inventory: dict) -> int | None:
+    node = next(n for n in inventory["nodes"] if n["name"] == NODE)
+    return next(a["allocated"] for a in node["accelerators"] if a["resource"] == "nvidia.com/gpu")
+
+
+@pytest.mark.parametrize("identity", ["admin"])  # reads nodes and every pod: the inventory has allocated numbers
+async def test_suspend_resume_delete_real_pods_and_free_the_devices(devcluster, api, unique, image):
+    name = unique("hold")
+    req = script_job("pytorch", name, image, SLEEPS, workers=1, accelerators={"resource": "nvidia.com/gpu", "count": 2})
+    code, out = await api.call("POST", "jobs", req)
+    assert code == 201, out
+    try:
+        body = await api.until("jobs", lambda b: (j := job_of(b, name)) and j["status"] == "Running", timeout=180)
+        pod = job_of(body, name)["pods"][0]["name"]
+        await wait_for(
+            lambda: _has(api, name, pod, "holding my devices: devcluster-gpu-"), timeout=60, what="the device IDs"
+        )
+        code, _ = await api.call("POST", f"jobs/pytorch/{name}/suspend")
+        assert code == 200
+        await api.until(
+            "jobs", lambda b: (j := job_of(b, name)) and j["status"] == "Suspended" and not j["pods"], timeout=120
+        )
+        code, _ = await api.call("POST", f"jobs/pytorch/{name}/resume")
+        assert code == 200
+        await api.until("jobs", lambda b: (j := job_of(b, name)) and j["status"] == "Running", timeout=180)
+        await api.until("inventory", lambda inv: real_node_gpus_allocated(inv) == 2, timeout=60)
+    finally:
+        await api.call("DELETE", f"jobs/pytorch/{name}")
+    await api.until("jobs", lambda b: job_of(b, name) is None, timeout=120)
+    # the pods that held them are gone from the node: the inventory shows the devices free again
+    await api.until("inventory", lambda inv: real_node_gpus_allocated(inv) == 0, timeout=120)
+    api_admin = devcluster.admin
+    await wait_for(
+        lambda: not [p for p in api_admin.get("/api/v1/namespaces/team-a/pods")["items"]
+                     if p["spec"].get("nodeName") == NODE and name in p["metadata"]["name"]],
+        timeout=120, what="the job's pods gone from the real node",
+    )  # fmt: skip
+
+
+async def _has(api, name: str, pod: str, text: str) -> bool:
+    return text in await pod_logs(api, "pytorch", name, pod)

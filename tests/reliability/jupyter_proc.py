@@ -1,0 +1,129 @@
+"""A Jupyter server with the extension in its own process, on 127.0.0.1, its log (stderr) kept in a file.
+
+The reliability tests drive it with synchronous clients (schemathesis' requests session, raw sockets, threads) and
+read its whole log afterwards, which a server inside the test's own event loop (pytest-jupyter) would not allow.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class JupyterProcess:
+    def __init__(self, workdir: Path, accel: dict[str, Any], *, debug: bool = False, extra: dict | None = None):
+        self.workdir = workdir
+        self._debug = debug  # --debug: every logger of the server at DEBUG
+        self.port = free_port()
+        self.token = secrets.token_hex(24)
+        self.base_url = f"http://127.0.0.1:{self.port}"
+        self.log_path = workdir / "jupyter-server.log"
+        for d in ("config", "data", "runtime", "root"):
+            (workdir / d).mkdir(parents=True, exist_ok=True)
+        config = {
+            "ServerApp": {
+                "jpserver_extensions": {
+                    "jupyter_accel": True,
+                    "jupyterlab": False,
+                    "notebook_shim": False,
+                    "jupyter_lsp": False,
+                    "jupyter_server_terminals": False,
+                },
+                "allow_root": True,
+                "ip": "127.0.0.1",
+                "port": self.port,
+                "port_retries": 0,
+                "open_browser": False,
+                "root_dir": str(workdir / "root"),
+                "allow_unauthenticated_access": False,
+            },
+            "IdentityProvider": {"token": self.token},
+            "AccelConfig": accel,
+        }
+        for section, values in (extra or {}).items():
+            config.setdefault(section, {}).update(values)
+        self.config_file = workdir / "jupyter_server_config.json"
+        self.config_file.write_text(json.dumps(config))
+        self.proc: subprocess.Popen | None = None
+
+    @property
+    def headers(self) -> dict[str, str]:
+        return {"Authorization": f"token {self.token}"}
+
+    def start(self, timeout: float = 60) -> JupyterProcess:
+        env = {
+            **os.environ,
+            "JUPYTER_CONFIG_DIR": str(self.workdir / "config"),
+            "JUPYTER_DATA_DIR": str(self.workdir / "data"),
+            "JUPYTER_RUNTIME_DIR": str(self.workdir / "runtime"),
+            "PYTHONUNBUFFERED": "1",
+        }
+        env.pop("JUPYTER_ACCEL_NAMESPACE", None)
+        argv = [sys.executable, "-m", "jupyter_server", f"--config={self.config_file}"]
+        if self._debug:
+            argv.append("--debug")
+        log = self.log_path.open("ab")
+        self.proc = subprocess.Popen(argv, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"jupyter server exited {self.proc.returncode}:\n{self.log_text()[-3000:]}")
+            with contextlib.suppress(OSError, ValueError):
+                if self.get_json("/api/status")[0] == 200:
+                    return self
+            time.sleep(0.2)
+        raise TimeoutError(f"jupyter server not up after {timeout}s:\n{self.log_text()[-3000:]}")
+
+    def get_json(self, path: str, method: str = "GET", body: Any = None, timeout: float = 30) -> tuple[int, Any]:
+        data = None if body is None else (body if isinstance(body, bytes) else json.dumps(body).encode())
+        req = urllib.request.Request(self.base_url + path, data=data, method=method, headers=self.headers)
+        try:
+            with urllib.request.urlopen(req, timeout=timeout) as resp:
+                raw, code = resp.read(), resp.status
+        except urllib.error.HTTPError as exc:
+            raw, code = exc.read(), exc.code
+        try:
+            return code, json.loads(raw) if raw else None
+        except ValueError:
+            return code, raw.decode(errors="replace")
+
+    def wait_connected(self, timeout: float = 60) -> dict:
+        deadline = time.monotonic() + timeout
+        body = None
+        while time.monotonic() < deadline:
+            code, body = self.get_json("/accel/v1/info")
+            if code == 200 and body["connection"]["state"] == "connected" and body["capabilities"]["apis"]["kueue"]:
+                return body
+            time.sleep(0.3)
+        raise TimeoutError(f"extension not connected after {timeout}s: {body}")
+
+    def log_text(self) -> str:
+        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait(5)
