@@ -152,21 +152,26 @@ class AccelApp(ExtensionApp):
             if time.monotonic() - self._probed_at > PROBE_TTL and self.session.api_client is not None:
                 await asyncio.get_running_loop().run_in_executor(None, self.session.probe)
                 self._probed_at = time.monotonic()
+        from .domain.kinds import KINDS, kind_info
+
         conn = self.session.connection
         caps = models.Capabilities(read_only=self.accel_config.read_only)
+        served: dict[models.JobKind, str | None] = {}
         hub = self.hub
         if hub is not None and conn.state == models.ConnectionState.connected:
             d = hub.discovery
+            served = {s.kind: d.version(s.group) for s in KINDS if d.serves(s.group, s.plural)}
             caps.apis = models.ApiAvailability(
                 kueue=d.version("kueue.x-k8s.io"),
                 kueue_visibility=d.version("visibility.kueue.x-k8s.io"),
-                ray=d.version("ray.io") if d.serves("ray.io", "rayclusters") else None,
-                pytorchjob=d.version("kubeflow.org") if d.serves("kubeflow.org", "pytorchjobs") else None,
-                trainjob=d.version("trainer.kubeflow.org") if d.serves("trainer.kubeflow.org", "trainjobs") else None,
+                ray=served.get(models.JobKind.ray_cluster),
+                pytorchjob=served.get(models.JobKind.pytorch),
+                trainjob=served.get(models.JobKind.trainjob),
                 hardware_profiles=d.version("infrastructure.opendatahub.io"),
                 accelerator_profiles=d.version("dashboard.opendatahub.io"),
             )
             caps.permissions = list(hub.permissions)
+        caps.kinds = [kind_info(s, served.get(s.kind)) for s in KINDS]
         return conn, caps
 
 

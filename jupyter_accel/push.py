@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterable
 
+from .domain.kinds import KINDS
+
 # cache key -> the API topics whose answers it changes
 TOPICS: dict[str, tuple[str, ...]] = {
     "nodes": ("inventory",),
@@ -18,10 +20,7 @@ TOPICS: dict[str, tuple[str, ...]] = {
     "workloadpriorityclasses": ("queues",),
     "workloads": ("workloads", "jobs", "queues"),
     "pending": ("workloads", "jobs", "queues"),
-    "rayclusters": ("jobs",),
-    "rayjobs": ("jobs",),
-    "pytorchjobs": ("jobs",),
-    "trainjobs": ("jobs",),
+    **{s.cache_key: ("jobs",) for s in KINDS},
     "hardwareprofiles": ("profiles",),
     "acceleratorprofiles": ("profiles",),
     "info": ("info",),

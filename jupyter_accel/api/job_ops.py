@@ -9,7 +9,6 @@ import dataclasses
 import re
 import secrets
 import time
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +21,7 @@ from ..domain.fit import check_fit
 from ..domain.hardware_profiles import apply_profile, list_profiles
 from ..domain.job_request import validate_job_request
 from ..domain.job_status import job_view, select_pods
+from ..domain.kinds import KINDS, KindSpec, spec_for
 from ..domain.queues import default_queue_name
 from ..domain.workloads import find_workload_for_job, positions_from_summaries
 from ..models import (
@@ -45,22 +45,9 @@ if TYPE_CHECKING:
     from ..cluster.hub import Hub
 
 
-@dataclass(frozen=True)
-class KindInfo:
-    cache_key: str
-    group: str
-    kind: str
-    plural: str
-
-
-KINDS: dict[JobKind, KindInfo] = {
-    JobKind.ray_cluster: KindInfo("rayclusters", "ray.io", "RayCluster", "rayclusters"),
-    JobKind.ray_job: KindInfo("rayjobs", "ray.io", "RayJob", "rayjobs"),
-    JobKind.pytorch: KindInfo("pytorchjobs", "kubeflow.org", "PyTorchJob", "pytorchjobs"),
-    JobKind.trainjob: KindInfo("trainjobs", "trainer.kubeflow.org", "TrainJob", "trainjobs"),
-}
-RAY_KINDS = (JobKind.ray_cluster, JobKind.ray_job)
 TERMINAL = (JobStatus.succeeded, JobStatus.failed)
+# what a fit check puts in a request whose program is not written yet: the verdict depends on its shape only
+NO_OP_PROGRAM: dict[str, Any] = {"entrypoint": "true", "command": ["true"]}
 
 
 class JobOps:
@@ -72,7 +59,7 @@ class JobOps:
 
     # -- reading ---------------------------------------------------------------------------------------------
     def served_kinds(self) -> list[JobKind]:
-        return [k for k, info in KINDS.items() if info.cache_key in self.hub.informers]
+        return [s.kind for s in KINDS if s.cache_key in self.hub.informers]
 
     def known_accelerators(self) -> list[str]:
         discovered = {r for n in self.hub.items("nodes") for r in ((n.get("status") or {}).get("allocatable") or {})}
@@ -114,7 +101,7 @@ class JobOps:
         views: list[JobView] = []
         visibility: dict[str, Visibility] = {}
         for kind in self.served_kinds():
-            info = KINDS[kind]
+            info = spec_for(kind)
             if not self.hub.readable(info.cache_key):
                 visibility[kind.value] = Visibility(visible=False, message="not visible to your account")
                 continue
@@ -127,15 +114,15 @@ class JobOps:
         views.sort(key=lambda v: v.created or "", reverse=True)
         return JobsResponse(jobs=views, scope=scope, kinds_served=self.served_kinds(), visibility=visibility)
 
-    def _typed(self, info: KindInfo, obj: dict[str, Any]) -> dict[str, Any]:
+    def _typed(self, info: KindSpec, obj: dict[str, Any]) -> dict[str, Any]:
         """A cached object with the apiVersion and kind that lists and watches leave out of their items."""
-        return {"apiVersion": f"{info.group}/{self.hub.version(info.group)}", "kind": info.kind, **obj}
+        return {"apiVersion": f"{info.group}/{self.hub.version(info.group)}", "kind": info.cr_kind, **obj}
 
     def cached(self, kind: JobKind, name: str) -> dict[str, Any]:
         info = self._served(kind)
         obj = self.hub.get(info.cache_key, name, self.namespace)
         if obj is None:
-            raise ApiError(404, f"No {info.kind} named {name!r} in namespace {self.namespace}.", reason="Not found")
+            raise ApiError(404, f"No {info.cr_kind} named {name!r} in namespace {self.namespace}.", reason="Not found")
         return self._typed(info, obj)
 
     def detail(self, kind: JobKind, name: str) -> JobDetail:
@@ -160,13 +147,14 @@ class JobOps:
             if (((e.get("involvedObject") or {}).get("kind"), (e.get("involvedObject") or {}).get("name")) in about)
         ]
         events.sort(key=lambda e: e.last_seen or "")
-        dashboard = f"{self.app.api_base()}jobs/{kind.value}/{name}/dashboard/" if kind in RAY_KINDS else None
+        has_dashboard = spec_for(kind).ray_cluster is not None
+        dashboard = f"{self.app.api_base()}jobs/{kind.value}/{name}/dashboard/" if has_dashboard else None
         return JobDetail(job=view, events=events, dashboard_path=dashboard)
 
-    def _served(self, kind: JobKind) -> KindInfo:
-        info = KINDS[kind]
+    def _served(self, kind: JobKind) -> KindSpec:
+        info = spec_for(kind)
         if info.cache_key not in self.hub.informers:
-            raise ApiError(400, f"kind: this cluster does not serve {info.kind} ({info.group}).", field="kind")
+            raise ApiError(400, f"kind: this cluster does not serve {info.cr_kind} ({info.group}).", field="kind")
         return info
 
     def ref(self, kind: JobKind, name: str) -> Ref:
@@ -238,9 +226,9 @@ class JobOps:
     # -- fit check -------------------------------------------------------------------------------------------
     def fit(self, request: JobRequest) -> FitResponse:
         # the verdict depends on the job's shape only: a request whose program is not written yet gets a no-op one
-        if not (request.script or request.command or request.entrypoint) and request.kind != JobKind.ray_cluster:
-            program = {"entrypoint": "true"} if request.kind == JobKind.ray_job else {"command": ["true"]}
-            request = request.model_copy(update=program)
+        spec = spec_for(request.kind)
+        if spec.program and not any(getattr(request, p) is not None for p in spec.program):
+            request = request.model_copy(update={spec.program[0]: NO_OP_PROGRAM[spec.program[0]]})
         objects, ctx = self.prepare(request)
         job = objects[0]
         queue = (job["metadata"].get("labels") or {}).get(L.QUEUE_NAME)
@@ -308,7 +296,7 @@ class JobOps:
     def _by_request_id(self, request: JobRequest) -> dict[str, Any] | None:
         if not request.client_request_id:
             return None
-        info = KINDS[request.kind]
+        info = spec_for(request.kind)
         for obj in self.hub.items(info.cache_key):
             ann = (obj.get("metadata") or {}).get("annotations") or {}
             if ann.get(L.REQUEST_ID) == request.client_request_id:
@@ -358,9 +346,7 @@ class JobOps:
                     ) from None
                 raise
         if not done:
-            patch = {"pytorch": {"spec": {"runPolicy": {"suspend": suspend}}}}.get(
-                kind.value, {"spec": {"suspend": suspend}}
-            )
+            patch = spec_for(kind).suspend_patch(suspend)
             writes.merge_patch(self.hub.api, self.ref(kind, name), patch, timeout=self.timeout)
         return self._fresh_view(self.cached(kind, name))
 
@@ -445,7 +431,8 @@ def _from_write(exc: WriteError, obj: dict[str, Any]) -> ApiError:
 
 _WEBHOOK = re.compile(r'failed calling webhook "([^"]+)"')
 # Kueue's own webhooks (kubebuilder names: m/v + the kind it admits); elsewhere its service is named kueue-...
-_KUEUE_HOOK = re.compile(r"^[mv](pytorchjob|rayjob|raycluster|trainjob|workload|jobset|job|pod|deployment)\.kb\.io$")
+_KUEUE_HOOK_KINDS = "|".join([*(s.cr_kind.lower() for s in KINDS), "workload", "jobset", "job", "pod", "deployment"])
+_KUEUE_HOOK = re.compile(rf"^[mv]({_KUEUE_HOOK_KINDS})\.kb\.io$")
 
 
 def _webhook_not_answering(exc: WriteError) -> str | None:

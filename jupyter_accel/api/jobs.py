@@ -174,10 +174,12 @@ class JobLogsHandler(JobsBase):
         from ..cluster.logs import LogStream
         from ..cluster.writes import WriteError
         from ..domain.job_status import select_pods
+        from ..domain.kinds import log_pod, spec_for
 
-        job = ops.cached(parse_kind(kind), name)
+        job_kind = parse_kind(kind)
+        job = ops.cached(job_kind, name)
         pods = select_pods(job, ops.hub.items("pods"))
-        pod = self.get_argument("pod", None) or _first_pod(pods)
+        pod = self.get_argument("pod", None) or log_pod(spec_for(job_kind), pods)
         if pod is None:
             if job.get("status") and _finished(job):
                 raise ApiError(
@@ -265,15 +267,16 @@ class RayDashboardHandler(JobsBase):
     @web.authenticated
     async def get(self, kind: str, name: str, subpath: str = "") -> None:
         from ..cluster import rest
-        from .job_ops import RAY_KINDS
+        from ..domain.kinds import KINDS, spec_for
 
-        job_kind = parse_kind(kind)
+        spec = spec_for(parse_kind(kind))
         dashboard_subpath(subpath)  # refused before anything is looked up
-        if job_kind not in RAY_KINDS:
-            raise ApiError(400, "kind: only ray-cluster and ray-job have a Ray dashboard", field="kind")
+        if spec.ray_cluster is None:
+            having = " and ".join(s.kind.value for s in KINDS if s.ray_cluster is not None)
+            raise ApiError(400, f"kind: only {having} have a Ray dashboard", field="kind")
         ops = await self.ops()
-        job = ops.cached(job_kind, name)
-        cluster = name if job_kind is models.JobKind.ray_cluster else (job.get("status") or {}).get("rayClusterName")
+        job = ops.cached(spec.kind, name)
+        cluster = spec.ray_cluster(job)
         if not cluster:
             raise ApiError(404, f"{name} has no Ray cluster yet.", reason="No cluster")
         path = f"/api/v1/namespaces/{ops.namespace}/services/{cluster}-head-svc:dashboard/proxy/" + dashboard_subpath(
@@ -339,23 +342,6 @@ def dashboard_subpath(subpath: str) -> str:
     return "/".join(quote(seg, safe="-._~!$&'()*+,;=:@") for seg in segments if seg) + (
         "/" if subpath.endswith("/") and subpath.strip("/") else ""
     )
-
-
-def _first_pod(pods: list[dict[str, Any]]) -> str | None:
-    """Where a job's driver output is: a RayJob's submitter (`ray job submit` follows the job's logs), else the
-    Ray head or the PyTorch master."""
-    order = {"submitter": 0, "head": 1, "master": 1}
-
-    def rank(p: dict[str, Any]) -> tuple[int, str]:
-        labels = (p.get("metadata") or {}).get("labels") or {}
-        role = (
-            labels.get("jupyter-accel.io/role")
-            or labels.get("ray.io/node-type")
-            or labels.get("training.kubeflow.org/replica-type", "")
-        )
-        return order.get(role.lower(), 2), p["metadata"]["name"]
-
-    return min(pods, key=rank)["metadata"]["name"] if pods else None
 
 
 def _int_arg(text: str, name: str, low: int, high: int) -> int:

@@ -15,6 +15,7 @@ from typing import Any
 from kubernetes.client import ApiClient
 from kubernetes.client.exceptions import ApiException
 
+from ..domain.kinds import KINDS
 from ..models import Permission
 from . import rest
 from .discovery import Discovery, discover
@@ -39,12 +40,12 @@ CUSTOM: dict[str, list[tuple[str, str, bool]]] = {
         ("cohorts", "cohorts", False),
         ("workloadpriorityclasses", "workloadpriorityclasses", False),
     ],
-    "ray.io": [("rayclusters", "rayclusters", True), ("rayjobs", "rayjobs", True)],
-    "kubeflow.org": [("pytorchjobs", "pytorchjobs", True)],
-    "trainer.kubeflow.org": [("trainjobs", "trainjobs", True)],
     "infrastructure.opendatahub.io": [("hardwareprofiles", "hardwareprofiles", True)],
     "dashboard.opendatahub.io": [("acceleratorprofiles", "acceleratorprofiles", True)],
 }
+# the job kinds (domain/kinds): one namespaced cache each
+for _spec in KINDS:
+    CUSTOM.setdefault(_spec.group, []).append((_spec.cache_key, _spec.plural, True))
 # every pod of the cluster, for allocated-accelerator figures; only when the identity may list them
 ALL_PODS = Resource("allpods", "", "v1", "pods", False, trim_pod)
 PROFILE_KEYS = {"hardwareprofiles", "acceleratorprofiles"}

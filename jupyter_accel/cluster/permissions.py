@@ -7,6 +7,7 @@ from concurrent.futures import ThreadPoolExecutor
 from kubernetes.client import ApiClient
 from kubernetes.client.exceptions import ApiException
 
+from ..domain.kinds import KINDS
 from ..models import Permission
 from . import rest
 
@@ -23,10 +24,7 @@ CHECKS: list[tuple[str, str, str, bool]] = [
     ("list", "kueue.x-k8s.io", "cohorts", False),
     ("list", "kueue.x-k8s.io", "workloads", True),
     ("list", "kueue.x-k8s.io", "workloadpriorityclasses", False),
-    ("create", "ray.io", "rayclusters", True),
-    ("create", "ray.io", "rayjobs", True),
-    ("create", "kubeflow.org", "pytorchjobs", True),
-    ("create", "trainer.kubeflow.org", "trainjobs", True),
+    *(("create", s.group, s.plural, True) for s in KINDS),
     ("create", "", "configmaps", True),
     ("get", "", "services/proxy", True),
     ("list", "infrastructure.opendatahub.io", "hardwareprofiles", True),

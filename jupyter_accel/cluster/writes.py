@@ -8,17 +8,11 @@ from typing import Any
 from kubernetes.client import ApiClient
 from kubernetes.client.exceptions import ApiException
 
+from ..domain.kinds import KINDS
 from . import rest
 
 # kind -> plural, for the kinds jupyter-accel writes
-PLURALS = {
-    "ConfigMap": "configmaps",
-    "RayCluster": "rayclusters",
-    "RayJob": "rayjobs",
-    "PyTorchJob": "pytorchjobs",
-    "TrainJob": "trainjobs",
-    "Workload": "workloads",
-}
+PLURALS = {"ConfigMap": "configmaps", "Workload": "workloads", **{s.cr_kind: s.plural for s in KINDS}}
 
 
 @dataclass(frozen=True)

@@ -16,10 +16,11 @@ from ..models.base import Visibility
 from ..models.fit import FitResponse, FitVerdict, PendingAhead, QuotaHeadroom, RoleFit
 from .accelerators import AcceleratorRegistry
 from .inventory import NOT_VISIBLE, allocated_by_node, node_quantities
+from .objects import has_true
 from .queues import cohort_of, flavor_order, headroom
 from .resources import PodDemand, format_quantity, parse_quantity, to_number
 from .scheduling import flavor_matches, is_node_ready, is_node_unschedulable, placement_problems
-from .workloads import is_true, total_requests
+from .workloads import total_requests
 
 ZERO = Decimal(0)
 
@@ -256,7 +257,7 @@ def _ahead(pending: list[dict[str, Any]], priority: int) -> list[PendingAhead]:
         owner = owners[0] if owners else {}
         if "spec" in item:  # a Workload
             spec = item["spec"]
-            if is_true(item, "QuotaReserved") or is_true(item, "Finished") or spec.get("active") is False:
+            if has_true(item, "QuotaReserved") or has_true(item, "Finished") or spec.get("active") is False:
                 continue
             prio, reqs, pos = spec.get("priority"), total_requests(item), None
         else:  # a PendingWorkload from the visibility API

@@ -9,27 +9,31 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..models.base import FieldError
-from ..models.jobs import JobKind, JobRequest, ScriptInterpreter
+from ..models.jobs import JobRequest, ScriptInterpreter
 from . import labels as L
 from .builders.script import MAX_SCRIPT_BYTES, script_size
+from .kinds import KINDS, KindSpec, kinds_taking, spec_for
 from .resources import parse_quantity
 
-RAY_KINDS = (JobKind.ray_cluster, JobKind.ray_job)
-TRAINING_KINDS = (JobKind.pytorch, JobKind.trainjob)
-# Which optional fields each kind takes (anything else set is an error, not silently ignored).
-_FIELD_KINDS: dict[str, tuple[JobKind, ...]] = {
-    "entrypoint": (JobKind.ray_job,),
-    "runtime_env": (JobKind.ray_job,),
-    "command": TRAINING_KINDS,
-    "script": (JobKind.ray_job, *TRAINING_KINDS),
-    "nproc_per_node": TRAINING_KINDS,
-    "runtime": (JobKind.trainjob,),
-    "ttl_seconds_after_finished": (JobKind.ray_job, JobKind.pytorch),
-}
+# The optional fields a kind may take (KindSpec.request_fields); anything else set is an error, not ignored.
+# "head" has a default, so it counts as set only when the request names it.
+_OPTIONAL = (
+    "entrypoint",
+    "runtime_env",
+    "command",
+    "script",
+    "nproc_per_node",
+    "runtime",
+    "ttl_seconds_after_finished",
+)
 
 
-def _kinds(kinds: Sequence[JobKind]) -> str:
-    return " or ".join(k.value for k in kinds)
+def _kinds(specs: Sequence[KindSpec]) -> str:
+    return " or ".join(s.kind.value for s in specs)
+
+
+def _given(request: JobRequest, name: str) -> bool:
+    return name in request.model_fields_set if name == "head" else getattr(request, name) is not None
 
 
 def validate_job_request(
@@ -50,26 +54,23 @@ def validate_job_request(
     def err(field: str, message: str) -> None:
         errors.append(FieldError(field=field, message=message))
 
-    kind = request.kind
-    for field, kinds in _FIELD_KINDS.items():
-        if getattr(request, field) is not None and kind not in kinds:
-            err(field, f"only for kind {_kinds(kinds)}, not {kind.value}")
+    kind, spec = request.kind, spec_for(request.kind)
+    for name in (*_OPTIONAL, "head"):
+        if _given(request, name) and name not in spec.request_fields:
+            err(name, f"only for kind {_kinds(kinds_taking(name))}" + ("" if name == "head" else f", not {kind.value}"))
 
-    if kind is JobKind.ray_job and (request.entrypoint is None) == (request.script is None):
-        err("entrypoint", "a ray-job needs exactly one of entrypoint and script")
-    if kind in TRAINING_KINDS and (request.command is None) == (request.script is None):
-        err("command", f"a {kind.value} job needs exactly one of command and script")
-    if kind in TRAINING_KINDS and request.workers < 1:
-        err("workers", f"a {kind.value} job needs at least 1 node")
-    if kind not in RAY_KINDS and "head" in request.model_fields_set:
-        err("head", "only for kind ray-cluster or ray-job")
+    if spec.program and sum(_given(request, p) for p in spec.program) != 1:
+        err(spec.program[0], f"a {kind.value} job needs exactly one of {' and '.join(spec.program)}")
+    if request.workers < spec.min_workers:
+        err("workers", f"a {kind.value} job needs at least {spec.min_workers} node")
 
     if request.script:
         size = script_size(request)
         if size > MAX_SCRIPT_BYTES:
             err("script.text", f"the script is {size} bytes; at most {MAX_SCRIPT_BYTES} fit in a ConfigMap")
-        if request.script.interpreter is ScriptInterpreter.torchrun and kind not in TRAINING_KINDS:
-            err("script.interpreter", "torchrun only for kind pytorch or trainjob")
+        torchrun = [s for s in KINDS if s.interpreter is ScriptInterpreter.torchrun]
+        if request.script.interpreter is ScriptInterpreter.torchrun and spec not in torchrun:
+            err("script.interpreter", f"torchrun only for kind {_kinds(torchrun)}")
 
     if request.accelerators and request.hardware_profile:
         err("accelerators", "give accelerators or hardware_profile, not both")

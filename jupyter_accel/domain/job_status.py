@@ -16,14 +16,12 @@ from ..models.jobs import JobKind, JobStatus, JobView, PodSummary
 from . import labels as L
 from .builders import pod_sets
 from .builders.common import is_accelerator
+from .kinds import KindSpec, pod_role, spec_of
+from .objects import condition as _cond
+from .objects import field as _get
+from .objects import is_true as _is_true
+from .objects import sentence as _sentence
 from .resources import pod_requests
-
-_KINDS = {
-    ("ray.io", "RayCluster"): JobKind.ray_cluster,
-    ("ray.io", "RayJob"): JobKind.ray_job,
-    ("kubeflow.org", "PyTorchJob"): JobKind.pytorch,
-    ("trainer.kubeflow.org", "TrainJob"): JobKind.trainjob,
-}
 
 # Plain-language lines for Workload QuotaReserved=False reasons (Kueue v1beta2; granular ones behind the
 # UnadmittedWorkloadsObservability gate). The condition message follows, as it carries the numbers.
@@ -44,37 +42,9 @@ QUEUE_REASONS = {
 _POD_START_WAITING = ("ContainerCreating", "PodInitializing")
 
 
-# ---------------------------------------------------------------------------------------------- small helpers
-
-
-def _get(obj: Mapping[str, Any] | None, *path: str) -> Any:
-    cur: Any = obj
-    for key in path:
-        if not isinstance(cur, Mapping):
-            return None
-        cur = cur.get(key)
-    return cur
-
-
-def _cond(obj: Mapping[str, Any] | None, ctype: str) -> dict[str, Any] | None:
-    for c in _get(obj, "status", "conditions") or []:
-        if c.get("type") == ctype:
-            return c
-    return None
-
-
-def _is_true(cond: Mapping[str, Any] | None) -> bool:
-    return bool(cond) and str(cond.get("status")) == "True"
-
-
-def _sentence(*parts: str | None) -> str | None:
-    text = ": ".join(p.strip().rstrip(".") for p in parts if p and p.strip())
-    return text + "." if text else None
-
-
 def job_kind(obj: Mapping[str, Any]) -> JobKind | None:
-    group = str(obj.get("apiVersion", "")).rpartition("/")[0]
-    return _KINDS.get((group, str(obj.get("kind", ""))))
+    spec = spec_of(obj)
+    return spec.kind if spec else None
 
 
 # ------------------------------------------------------------------------------------------------------ pods
@@ -82,18 +52,8 @@ def job_kind(obj: Mapping[str, Any]) -> JobKind | None:
 
 def pod_selectors(obj: Mapping[str, Any]) -> list[dict[str, str]]:
     """Equality label selectors of a job's pods (a pod belongs to the job when it matches any of them)."""
-    kind, name = job_kind(obj), _get(obj, "metadata", "name")
-    if kind is JobKind.ray_cluster:
-        return [{"ray.io/cluster": name}]
-    if kind is JobKind.ray_job:
-        selectors = [{"job-name": name}]  # the K8sJobMode submitter Job is named exactly like the RayJob
-        cluster = _get(obj, "status", "rayClusterName")
-        return [{"ray.io/cluster": cluster}, *selectors] if cluster else selectors
-    if kind is JobKind.pytorch:
-        return [{"training.kubeflow.org/job-name": name}]
-    if kind is JobKind.trainjob:
-        return [{"jobset.sigs.k8s.io/jobset-name": name}]
-    return []
+    spec = spec_of(obj)
+    return spec.pod_selectors(obj) if spec else []
 
 
 def label_selector(selector: Mapping[str, str]) -> str:
@@ -113,19 +73,6 @@ def select_pods(obj: Mapping[str, Any], pods: Iterable[Mapping[str, Any]]) -> li
         if any(all(labels.get(k) == v for k, v in s.items()) for s in selectors):
             out.append(dict(pod))
     return out
-
-
-def pod_role(pod: Mapping[str, Any]) -> str | None:
-    labels = _get(pod, "metadata", "labels") or {}
-    if "ray.io/node-type" in labels:
-        return labels["ray.io/node-type"]
-    if "training.kubeflow.org/replica-type" in labels:
-        return labels["training.kubeflow.org/replica-type"].lower()
-    if "jobset.sigs.k8s.io/replicatedjob-name" in labels:
-        return labels["jobset.sigs.k8s.io/replicatedjob-name"]
-    if "job-name" in labels:
-        return "submitter"
-    return labels.get(L.ROLE)
 
 
 def _terminal_pod(pod: Mapping[str, Any]) -> bool:
@@ -205,11 +152,11 @@ def pod_reason(pod: Mapping[str, Any]) -> str | None:
     return None
 
 
-def pod_summary(pod: Mapping[str, Any]) -> PodSummary:
+def pod_summary(pod: Mapping[str, Any], spec: KindSpec | None = None) -> PodSummary:
     statuses = _get(pod, "status", "containerStatuses") or []
     return PodSummary(
         name=_get(pod, "metadata", "name") or "",
-        role=pod_role(pod),
+        role=pod_role(spec, pod),
         node=_get(pod, "spec", "nodeName"),
         phase=_get(pod, "status", "phase"),
         ready=pod_ready(pod),
@@ -242,109 +189,6 @@ def accelerators_requested(obj: Mapping[str, Any], known: Sequence[str] | None =
     for demand in pod_sets(dict(obj)):
         _add(total, _accelerators(demand.requests, known, demand.count))
     return total
-
-
-# ---------------------------------------------------------------------------------------------- CR semantics
-
-
-def _cr_terminal(kind: JobKind, obj: Mapping[str, Any]) -> tuple[JobStatus, str | None] | None:
-    status = obj.get("status") or {}
-    if kind is JobKind.ray_job:
-        # jobDeploymentStatus decides terminal-ness, jobStatus decides success (kuberay #2314).
-        deployment, job = status.get("jobDeploymentStatus"), status.get("jobStatus")
-        if deployment == "Complete":
-            if job == "SUCCEEDED":
-                return JobStatus.succeeded, _sentence(status.get("message"))
-            return JobStatus.failed, _sentence(f"The Ray job ended {job or 'without a result'}", status.get("message"))
-        if deployment in ("Failed", "ValidationFailed"):
-            return JobStatus.failed, _sentence(status.get("reason") or deployment, status.get("message"))
-        if job in ("FAILED", "STOPPED"):
-            return JobStatus.failed, _sentence(f"The Ray job ended {job}", status.get("message"))
-        return None
-    if kind is JobKind.pytorch:
-        for ctype, result in (("Failed", JobStatus.failed), ("Succeeded", JobStatus.succeeded)):
-            cond = _cond(obj, ctype)
-            if _is_true(cond):
-                return result, _sentence(
-                    cond.get("reason") if result is JobStatus.failed else None, cond.get("message")
-                )
-        return None
-    if kind is JobKind.trainjob:
-        for ctype, result in (("Failed", JobStatus.failed), ("Complete", JobStatus.succeeded)):
-            cond = _cond(obj, ctype)
-            if _is_true(cond):
-                return result, _sentence(
-                    cond.get("reason") if result is JobStatus.failed else None, cond.get("message")
-                )
-        return None
-    return None  # a RayCluster never finishes; ReplicaFailure means degraded, not failed
-
-
-def _cr_suspended(kind: JobKind, obj: Mapping[str, Any]) -> bool:
-    spec, status = obj.get("spec") or {}, obj.get("status") or {}
-    if kind is JobKind.pytorch:
-        return bool(_get(spec, "runPolicy", "suspend")) or _is_true(_cond(obj, "Suspended"))
-    if kind is JobKind.ray_job:
-        return bool(spec.get("suspend")) or status.get("jobDeploymentStatus") in ("Suspending", "Suspended")
-    if kind is JobKind.ray_cluster:
-        return (
-            bool(spec.get("suspend"))
-            or status.get("state") == "suspended"
-            or _is_true(_cond(obj, "RayClusterSuspended"))
-            or _is_true(_cond(obj, "RayClusterSuspending"))
-        )
-    return bool(spec.get("suspend")) or _is_true(_cond(obj, "Suspended"))
-
-
-def _cr_running(kind: JobKind, obj: Mapping[str, Any]) -> bool:
-    status = obj.get("status") or {}
-    if kind is JobKind.ray_cluster:
-        head_ready = _is_true(_cond(obj, "HeadPodReady")) or status.get("state") == "ready"
-        desired = status.get("desiredWorkerReplicas")
-        if desired is None:
-            desired = sum(
-                int(g.get("replicas", 0) or 0) * int(g.get("numOfHosts", 1) or 1)
-                for g in _get(obj, "spec", "workerGroupSpecs") or []
-            )
-        return head_ready and int(status.get("readyWorkerReplicas", 0) or 0) >= int(desired)
-    if kind is JobKind.ray_job:
-        return status.get("jobDeploymentStatus") == "Running" or status.get("jobStatus") == "RUNNING"
-    if kind is JobKind.pytorch:
-        return _is_true(_cond(obj, "Running")) or _is_true(_cond(obj, "Restarting"))
-    # TrainJob has no Running condition: the JobSet's jobs tell.
-    return any(int(j.get("ready", 0) or 0) + int(j.get("active", 0) or 0) > 0 for j in status.get("jobsStatus") or [])
-
-
-def _starting_reason(kind: JobKind, obj: Mapping[str, Any]) -> str | None:
-    status = obj.get("status") or {}
-    if kind is JobKind.ray_job:
-        if status.get("message"):
-            return _sentence(status["message"])
-        return (
-            "Creating the Ray cluster."
-            if status.get("jobDeploymentStatus") in (None, "", "New", "Initializing")
-            else None
-        )
-    if kind is JobKind.ray_cluster:
-        failure = _cond(obj, "ReplicaFailure")
-        if _is_true(failure):
-            return _sentence(failure.get("reason") or "ReplicaFailure", failure.get("message"))
-        if not _is_true(_cond(obj, "HeadPodReady")):
-            return "Waiting for the Ray head pod."
-        return "Waiting for Ray workers to get ready."
-    return None
-
-
-def _running_note(kind: JobKind, obj: Mapping[str, Any]) -> str | None:
-    if kind is JobKind.pytorch and _is_true(_cond(obj, "Restarting")):
-        cond = _cond(obj, "Restarting") or {}
-        return _sentence("Restarting", cond.get("message"))
-    if kind is JobKind.ray_cluster and _is_true(_cond(obj, "ReplicaFailure")):
-        cond = _cond(obj, "ReplicaFailure") or {}
-        return _sentence("Degraded", cond.get("message"))
-    if kind is JobKind.ray_job and _get(obj, "status", "jobStatus") == "SUCCEEDED":
-        return "The Ray job succeeded; the operator is wrapping up."
-    return None
 
 
 # ----------------------------------------------------------------------------------------------- Kueue side
@@ -384,6 +228,13 @@ def _checks_reason(workload: Mapping[str, Any]) -> str:
 # --------------------------------------------------------------------------------------------------- status
 
 
+def _spec(obj: Mapping[str, Any]) -> KindSpec:
+    spec = spec_of(obj)
+    if spec is None:
+        raise ValueError(f"not a job kind this extension knows: {obj.get('apiVersion')} {obj.get('kind')}")
+    return spec
+
+
 def derive_status(
     obj: Mapping[str, Any],
     workload: Mapping[str, Any] | None,
@@ -392,13 +243,11 @@ def derive_status(
 ) -> tuple[JobStatus, str | None]:
     """The unified status of a job and one sentence on why. `pods`: the job's pods (select_pods); `events`: those
     about the job itself (a failed job's exit code and last line, once its pods are gone)."""
-    kind = job_kind(obj)
-    if kind is None:
-        raise ValueError(f"not a job kind this extension knows: {obj.get('apiVersion')} {obj.get('kind')}")
+    spec = _spec(obj)
     if _get(obj, "metadata", "deletionTimestamp"):
         return JobStatus.deleting, "Being deleted."
 
-    terminal = _cr_terminal(kind, obj)
+    terminal = spec.terminal(obj)
     if terminal:
         if terminal[0] is JobStatus.failed and (cause := _failed_container(pods, events)):
             return JobStatus.failed, _sentence(cause, terminal[1])  # the exit code and last line, then the CR's word
@@ -408,7 +257,7 @@ def derive_status(
         result = JobStatus.succeeded if finished.get("reason") == "Succeeded" else JobStatus.failed
         return result, _sentence(finished.get("message"))
 
-    suspended = _cr_suspended(kind, obj)
+    suspended = spec.suspended(obj)
     if workload is not None:
         if _get(workload, "spec", "active") is False:
             return JobStatus.suspended, "Stopped: its Kueue Workload is deactivated; resume to queue it again."
@@ -428,7 +277,7 @@ def derive_status(
     not_ready = [p for p in live if not _terminal_pod(p) and not pod_ready(p)]
     blocked = next((f"{_get(p, 'metadata', 'name')}: {pod_reason(p)}" for p in not_ready if pod_reason(p)), None)
     pods_ready = _is_true(_cond(workload, "PodsReady"))
-    cr_running = _cr_running(kind, obj)
+    cr_running = spec.running(obj)
 
     if not_ready:
         # Some pods are pending or not ready: whatever the CR says, the job is not fully up.
@@ -437,26 +286,20 @@ def derive_status(
     expected = sum(d.count for d in pod_sets(dict(obj)) if d.role != "submitter")
     up = [p for p in live if pod_ready(p)]
     if cr_running or pods_ready or (up and len(up) >= max(expected, 1)):
-        return JobStatus.running, _running_note(kind, obj)
+        return JobStatus.running, spec.running_note(obj)
     if workload is not None and not live:
         cq = _get(workload, "status", "admission", "clusterQueue")
         return JobStatus.admitted, _sentence(f"Admitted in ClusterQueue {cq}" if cq else "Admitted", "creating pods")
-    return JobStatus.starting, _starting_reason(kind, obj) or (
+    return JobStatus.starting, spec.starting_reason(obj) or (
         "Waiting for pods to be created." if not live else "Waiting for pods to get ready."
     )
 
 
 def _times(
-    kind: JobKind, obj: Mapping[str, Any], workload: Mapping[str, Any] | None, pods: Sequence[Mapping[str, Any]]
+    spec: KindSpec, obj: Mapping[str, Any], workload: Mapping[str, Any] | None, pods: Sequence[Mapping[str, Any]]
 ) -> tuple[str | None, str | None]:
-    status = obj.get("status") or {}
-    start = status.get("startTime")
-    end = status.get("endTime") or status.get("completionTime")
-    if kind is JobKind.trainjob and not end:
-        for ctype in ("Complete", "Failed"):
-            cond = _cond(obj, ctype)
-            if _is_true(cond):
-                end = cond.get("lastTransitionTime")
+    start = _get(obj, "status", "startTime")
+    end = spec.end_time(obj)
     if not start:
         starts = sorted(t for p in pods if (t := _get(p, "status", "startTime")))
         start = starts[0] if starts else None
@@ -478,19 +321,17 @@ def job_view(
 
     known_accelerators None counts every resource besides cpu/memory/ephemeral-storage/hugepages as one.
     """
-    kind = job_kind(obj)
-    if kind is None:
-        raise ValueError(f"not a job kind this extension knows: {obj.get('apiVersion')} {obj.get('kind')}")
+    spec = _spec(obj)
     meta = obj.get("metadata") or {}
     labels = dict(meta.get("labels") or {})
     status, reason = derive_status(obj, workload, pods, events)
-    start, end = _times(kind, obj, workload, pods)
+    start, end = _times(spec, obj, workload, pods)
     wl_spec = (workload or {}).get("spec") or {}
     priority_class = (
         _get(wl_spec, "priorityClassRef", "name") or wl_spec.get("priorityClassName") or labels.get(L.PRIORITY_CLASS)
     )
     return JobView(
-        kind=kind,
+        kind=spec.kind,
         name=meta.get("name", ""),
         namespace=meta.get("namespace", ""),
         uid=meta.get("uid"),
@@ -509,6 +350,6 @@ def job_view(
         end_time=end,
         accelerators=accelerators_held(pods, known_accelerators),
         accelerators_requested=accelerators_requested(obj, known_accelerators),
-        pods=[pod_summary(p) for p in pods],
+        pods=[pod_summary(p, spec) for p in pods],
         labels=labels,
     )

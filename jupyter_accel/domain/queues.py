@@ -15,6 +15,7 @@ from typing import Any
 from ..models.base import Visibility
 from ..models.inventory import Taint, Toleration
 from ..models.queues import FlavorQuota, QueuesResponse, QueueView, ResourceQuota
+from .objects import condition
 from .resources import parse_quantity
 
 NOT_VISIBLE = "not visible to your account"
@@ -270,10 +271,6 @@ def local_queue_flavors(
     return list(flavors.values())
 
 
-def _condition(obj: dict[str, Any], cond_type: str) -> dict[str, Any] | None:
-    return next((c for c in (obj.get("status") or {}).get("conditions") or [] if c.get("type") == cond_type), None)
-
-
 def default_queue_name(local_queues: list[dict[str, Any]], configured: str = "") -> str | None:
     """The admin's configured LocalQueue when it exists; else Kueue's default LocalQueue (the one named
     `default`); else the CodeFlare-annotated one."""
@@ -300,7 +297,7 @@ def queue_view(
     """One LocalQueue; with its ClusterQueue when `cq` is given, else the LocalQueue status view with the
     ClusterQueue parts marked not visible (cq_visible=False) or missing (cq_visible=True, cq=None)."""
     meta, spec, status = _meta(lq), lq.get("spec") or {}, lq.get("status") or {}
-    active = _condition(lq, "Active")
+    active = condition(lq, "Active")
     view = QueueView(
         name=meta.get("name", ""),
         namespace=meta.get("namespace", ""),
@@ -322,7 +319,7 @@ def queue_view(
         )
         return view
     cq_status, cq_spec = cq.get("status") or {}, cq.get("spec") or {}
-    cq_active = _condition(cq, "Active")
+    cq_active = condition(cq, "Active")
     view.flavors = cluster_queue_flavors(
         cq, cluster_queues=cluster_queues, cohorts=cohorts, resource_flavors=resource_flavors
     )

@@ -23,6 +23,7 @@ from ..models.workloads import (
     WorkloadView,
 )
 from .labels import JOB_UID
+from .objects import condition, has_true
 from .queues import NOT_VISIBLE, headroom
 from .resources import format_quantity, parse_quantity, pod_requests, to_number
 
@@ -37,15 +38,6 @@ _MAXCAP = re.compile(
 _UNCOVERED = re.compile(r"resource (?P<res>[\w./-]+) unavailable in ClusterQueue")
 
 Positions = dict[tuple[str, str], tuple[int | None, int | None]]
-
-
-def condition(obj: dict[str, Any], cond_type: str) -> dict[str, Any] | None:
-    return next((c for c in (obj.get("status") or {}).get("conditions") or [] if c.get("type") == cond_type), None)
-
-
-def is_true(obj: dict[str, Any], cond_type: str) -> bool:
-    c = condition(obj, cond_type)
-    return bool(c and c.get("status") == "True")
 
 
 def _hhmm(timestamp: str | None) -> str | None:
@@ -187,7 +179,7 @@ def describe(
     where = f"ClusterQueue {cq_name}" if cq_name else "its ClusterQueue"
     flavors = ", ".join(_assigned_flavors(wl)) or None
 
-    if is_true(wl, "Finished"):
+    if has_true(wl, "Finished"):
         c = condition(wl, "Finished") or {}
         if c.get("reason") == "Succeeded":
             return WorkloadState.succeeded, "Succeeded", "Finished successfully"
@@ -198,7 +190,7 @@ def describe(
         detail = c.get("message") or c.get("reason")
         text = "Stopped: the workload is deactivated" + (f" ({detail})" if detail else "")
         return WorkloadState.inactive, c.get("reason") or "Deactivated", text
-    if is_true(wl, "Evicted") and not is_true(wl, "QuotaReserved"):
+    if has_true(wl, "Evicted") and not has_true(wl, "QuotaReserved"):
         c = condition(wl, "Evicted") or {}
         reason = c.get("reason")
         if reason == "PodsReadyTimeout":
@@ -214,9 +206,9 @@ def describe(
         if at := _hhmm(requeue.get("requeueAt")):
             text += f"; next try at {at}"
         return WorkloadState.evicted, reason, text
-    if is_true(wl, "Admitted"):
+    if has_true(wl, "Admitted"):
         on = f" on flavor {flavors}" if flavors else ""
-        if is_true(wl, "PodsReady"):
+        if has_true(wl, "PodsReady"):
             since = _hhmm((condition(wl, "PodsReady") or {}).get("lastTransitionTime"))
             return WorkloadState.running, "PodsReady", f"Running in {where}{on}" + (f" since {since}" if since else "")
         at = _hhmm((condition(wl, "Admitted") or {}).get("lastTransitionTime"))
@@ -224,7 +216,7 @@ def describe(
         tail = "waiting for its pods to recover" if pods.get("reason") == "WaitForRecovery" else "pods starting"
         target = flavors or cq_name or "its ClusterQueue"
         return WorkloadState.admitted, "Admitted", f"Admitted to {target}" + (f" at {at}" if at else "") + f"; {tail}"
-    if is_true(wl, "QuotaReserved"):
+    if has_true(wl, "QuotaReserved"):
         checks = [
             f"{c.get('name')} ({c.get('state', 'Pending')})"
             for c in status.get("admissionChecks") or []

@@ -38,6 +38,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "ConnectionState",
         "IdentityMode",
         "InfoResponse",
+        "JobKindInfo",
         "Permission",
         "TokenRequest",
     ),

@@ -8,6 +8,7 @@ from pydantic import Field
 
 from . import API_VERSION
 from .base import Wire
+from .jobs import JobKind
 
 
 class ConnectionState(StrEnum):
@@ -50,6 +51,19 @@ class ApiAvailability(Wire):
     accelerator_profiles: str | None = None
 
 
+class JobKindInfo(Wire):
+    """A job kind as the front-ends show it, from the server's registry of kinds."""
+
+    kind: JobKind
+    label: str = Field(description="What people call it, e.g. 'Ray cluster'.")
+    badge: str = Field(description="One letter for compact lists.")
+    kubernetes_kind: str = Field(description="The custom resource's kind, e.g. RayCluster.")
+    served: bool = Field(description="The cluster serves its API (its operator's CRD is installed).")
+    version: str | None = Field(None, description="The served API version.")
+    roles: list[str] = Field(description="Its pods' roles; the first is the one whose log is the job's output.")
+    dashboard: bool = Field(False, description="It has a Ray dashboard, proxied under jobs/{kind}/{name}/dashboard/.")
+
+
 class Permission(Wire):
     verb: str
     group: str = ""
@@ -63,6 +77,9 @@ class Capabilities(Wire):
     apis: ApiAvailability = Field(default_factory=ApiAvailability)
     permissions: list[Permission] = Field(default_factory=list)
     read_only: bool = Field(False, description="The admin disabled launching and controlling jobs.")
+    kinds: list[JobKindInfo] = Field(
+        default_factory=list, description="Every job kind this server knows, served by the cluster or not."
+    )
 
 
 class InfoResponse(Wire):

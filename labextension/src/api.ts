@@ -33,6 +33,7 @@ export type Visibility = Schemas['Visibility'];
 export type JobsResponse = Schemas['JobsResponse'];
 export type JobView = Schemas['JobView'];
 export type JobKind = Schemas['JobKind'];
+export type JobKindInfo = Schemas['JobKindInfo'];
 export type JobStatus = Schemas['JobStatus'];
 export type JobDetail = Schemas['JobDetail'];
 export type JobRequest = Schemas['JobRequest'];

@@ -14,7 +14,7 @@ import { LogBuffer, streamLogs } from './logs';
 import {
   acceleratorsText,
   formatAge,
-  KIND_LABELS,
+  kindLabel,
   queuePosition,
   isFinished,
   reasonSentence
@@ -98,7 +98,7 @@ export function createJobDetail(
   const widget = new MainAreaWidget({ content });
   widget.id = detailId(ref);
   widget.title.label = ref.name;
-  widget.title.caption = `${KIND_LABELS[ref.kind]} ${ref.name}`;
+  widget.title.caption = `${kindLabel(ref.kind)} ${ref.name}`;
   widget.title.icon = chipIcon;
   widget.title.closable = true;
   return widget;
@@ -137,7 +137,7 @@ export function JobDetailView(props: {
       <header className="jp-accel-detail-head">
         <h2>
           {job.name}{' '}
-          <span className="jp-accel-muted">{KIND_LABELS[job.kind]}</span>
+          <span className="jp-accel-muted">{kindLabel(job.kind)}</span>
         </h2>
         <div
           className="jp-accel-detail-status"

@@ -35,7 +35,7 @@ import { createJobDetail, detailId, IJobRef } from './detail';
 import { chipIcon } from './icons';
 import { AccelModel, DEFAULT_TIMING } from './model';
 import { AccelPanel } from './panel';
-import { KIND_LABELS, reasonSentence } from './present';
+import { kindLabel, reasonSentence } from './present';
 import { ChangeStream } from './sse';
 import {
   COMMAND_CATEGORY,
@@ -113,7 +113,7 @@ const plugin: JupyterFrontEndPlugin<AccelModel> = {
       remove: async job => {
         const result = await showDialog({
           title: `Delete ${job.name}?`,
-          body: `The ${KIND_LABELS[job.kind]} ${job.name} and its pods will be deleted; its logs are lost.`,
+          body: `The ${kindLabel(job.kind)} ${job.name} and its pods will be deleted; its logs are lost.`,
           buttons: [
             Dialog.cancelButton(),
             Dialog.warnButton({ label: 'Delete' })
@@ -141,7 +141,7 @@ const plugin: JupyterFrontEndPlugin<AccelModel> = {
 
     cluster.jobTransitions.connect((_, transitions) => {
       for (const t of transitions) {
-        const text = `${KIND_LABELS[t.job.kind]} ${t.job.name} ${NOTE_TEXT[t.category]}: ${reasonSentence(t.job)}`;
+        const text = `${kindLabel(t.job.kind)} ${t.job.name} ${NOTE_TEXT[t.category]}: ${reasonSentence(t.job)}`;
         const options = {
           autoClose: t.category === 'failed' ? (false as const) : 6000,
           actions: [

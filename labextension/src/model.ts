@@ -7,6 +7,7 @@ import { IPoll, Poll } from '@lumino/polling';
 import { ISignal, Signal } from '@lumino/signaling';
 
 import { AccelAPIError, InfoResponse } from './api';
+import { setJobKinds } from './present';
 import { checkVersion, FRONTEND_VERSION, IVersionCheck } from './version';
 
 /** Everything the panel can be showing. */
@@ -115,6 +116,7 @@ export class AccelModel implements IDisposable {
       void this._poll.stop();
       return;
     }
+    setJobKinds(info.capabilities?.kinds);
     this._setState({ kind: 'ready', info });
   }
 

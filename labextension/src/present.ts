@@ -6,6 +6,7 @@ import type {
   AcceleratorModelSummary,
   AcceleratorOnNode,
   JobKind,
+  JobKindInfo,
   JobStatus,
   JobView,
   ResourceQuota
@@ -34,12 +35,37 @@ export function isFinished(status: JobStatus): boolean {
   return status === 'Succeeded' || status === 'Failed';
 }
 
-export const KIND_LABELS: Record<JobKind, string> = {
-  'ray-cluster': 'Ray cluster',
-  'ray-job': 'Ray job',
-  pytorch: 'PyTorchJob',
-  trainjob: 'TrainJob'
-};
+// The server's registry of job kinds (GET /info, capabilities.kinds): labels and badges are its words.
+let registry: JobKindInfo[] = [];
+
+/** Take the kinds of an /info answer (the model calls this on every /info it reads). */
+export function setJobKinds(kinds: JobKindInfo[] | undefined): void {
+  registry = kinds ?? [];
+}
+
+/** The kinds a launch form offers: what the jobs list says this cluster serves, else what /info says, and
+ * the form's current kind in any case (so the select never loses it). */
+export function launchKinds(
+  served: JobKind[] | undefined,
+  current: JobKind
+): JobKind[] {
+  const kinds = served?.length
+    ? served
+    : registry.filter(k => k.served).map(k => k.kind);
+  return kinds.includes(current) ? kinds : [current, ...kinds];
+}
+
+/** What people call a kind ('Ray cluster'); the kind itself before /info has answered. */
+export function kindLabel(kind: JobKind | string): string {
+  return registry.find(k => k.kind === kind)?.label ?? kind;
+}
+
+/** One letter for compact lists. */
+export function kindBadge(kind: JobKind | string): string {
+  return (
+    registry.find(k => k.kind === kind)?.badge ?? kind.charAt(0).toUpperCase()
+  );
+}
 
 /** One sentence for the status line: the server's reason, or a default. */
 export function reasonSentence(

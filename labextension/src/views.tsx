@@ -36,7 +36,9 @@ import {
   freeText,
   IBar,
   isFinished,
-  KIND_LABELS,
+  kindBadge,
+  kindLabel,
+  launchKinds,
   queuePosition,
   quotaBar,
   reasonSentence,
@@ -452,13 +454,6 @@ function QueueRow(props: { queue: QueueView }): JSX.Element {
 
 // ------------------------------------------------------------------------ jobs
 
-const KIND_GLYPHS: Record<string, string> = {
-  'ray-cluster': 'R',
-  'ray-job': 'R',
-  pytorch: 'P',
-  trainjob: 'T'
-};
-
 function JobsSection(props: {
   jobs: IResource<import('./api').JobsResponse>;
   scope: JobScope;
@@ -493,7 +488,7 @@ function JobsSection(props: {
               <NotVisible
                 key={kind}
                 visibility={v}
-                what={`${KIND_LABELS[kind as JobView['kind']] ?? kind} jobs are`}
+                what={`${kindLabel(kind)} jobs are`}
               />
             ))}
           {(data.jobs ?? []).length === 0 ? (
@@ -557,10 +552,10 @@ function JobRow(props: {
       <div className="jp-accel-job-head">
         <span
           className="jp-accel-kind-icon"
-          title={KIND_LABELS[job.kind]}
-          aria-label={KIND_LABELS[job.kind]}
+          title={kindLabel(job.kind)}
+          aria-label={kindLabel(job.kind)}
         >
-          {KIND_GLYPHS[job.kind] ?? '?'}
+          {kindBadge(job.kind)}
         </span>
         <button
           type="button"
@@ -782,17 +777,11 @@ function LaunchForm(props: {
             update({ kind: e.target.value as ILaunchForm['kind'] })
           }
         >
-          {model.jobs.data?.kinds_served?.length
-            ? model.jobs.data.kinds_served.map(k => (
-                <option key={k} value={k}>
-                  {KIND_LABELS[k]}
-                </option>
-              ))
-            : (['pytorch', 'ray-job', 'ray-cluster'] as const).map(k => (
-                <option key={k} value={k}>
-                  {KIND_LABELS[k]}
-                </option>
-              ))}
+          {launchKinds(model.jobs.data?.kinds_served, form.kind).map(k => (
+            <option key={k} value={k}>
+              {kindLabel(k)}
+            </option>
+          ))}
         </select>
       </Field>
       <Field label="Name (optional)" {...field('name')}>

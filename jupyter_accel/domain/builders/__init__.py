@@ -2,28 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from ...models.jobs import JobKind, JobRequest
+from ...models.jobs import JobRequest
 from ..resources import PodDemand
-from . import pytorchjob, raycluster, rayjob, trainjob
 from .common import BuildContext, job_name, owner_reference, with_owner
 from .script import MAX_SCRIPT_BYTES, build_script_configmap
 
-_BUILDERS: dict[JobKind, Callable[[JobRequest, BuildContext], dict[str, Any]]] = {
-    JobKind.ray_cluster: raycluster.build_raycluster,
-    JobKind.ray_job: rayjob.build_rayjob,
-    JobKind.pytorch: pytorchjob.build_pytorchjob,
-    JobKind.trainjob: trainjob.build_trainjob,
-}
-_POD_SETS: dict[str, Callable[[dict[str, Any]], list[PodDemand]]] = {
-    "RayCluster": raycluster.pod_sets,
-    "RayJob": rayjob.pod_sets,
-    "PyTorchJob": pytorchjob.pod_sets,
-    "TrainJob": trainjob.pod_sets,
-}
+# Each kind's builder is named by its KindSpec (domain/kinds), which imports this package: look it up late.
+
+
+def _build(request: JobRequest, ctx: BuildContext) -> dict[str, Any]:
+    from ..kinds import spec_for
+
+    return spec_for(request.kind).build(request, ctx)
 
 
 def build_objects(request: JobRequest, ctx: BuildContext) -> list[dict[str, Any]]:
@@ -33,7 +26,7 @@ def build_objects(request: JobRequest, ctx: BuildContext) -> list[dict[str, Any]
     collected with the job; pods that mount it wait in ContainerCreating until it exists.
     Raises ValueError on what validate_job_request() reports; validate first for field-path errors.
     """
-    main = _BUILDERS[request.kind](request, ctx)
+    main = _build(request, ctx)
     objects = [main]
     if request.script:
         objects.append(build_script_configmap(request, ctx, main["metadata"]["name"]))
@@ -42,14 +35,16 @@ def build_objects(request: JobRequest, ctx: BuildContext) -> list[dict[str, Any]
 
 def pod_sets(obj: dict[str, Any]) -> list[PodDemand]:
     """The pods a job CR (built by us or not) will run, by Kueue PodSet name; [] for other kinds."""
-    extract = _POD_SETS.get(str(obj.get("kind")))
-    return extract(obj) if extract else []
+    from ..kinds import spec_by_cr_kind
+
+    spec = spec_by_cr_kind(str(obj.get("kind")))
+    return spec.pod_sets(obj) if spec else []
 
 
 def demands(request: JobRequest, ctx: BuildContext) -> list[PodDemand]:
     """The pods a request will create, read off the built objects so the fit check and the builders agree."""
     # The name does not change any pod's demand; a placeholder suffix lets unnamed requests be sized too.
-    return pod_sets(_BUILDERS[request.kind](request, replace(ctx, name_suffix=ctx.name_suffix or "00000")))
+    return pod_sets(_build(request, replace(ctx, name_suffix=ctx.name_suffix or "00000")))
 
 
 __all__ = [

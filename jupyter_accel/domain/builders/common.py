@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Literal
 
-from ...models.jobs import JobKind, JobRequest, ScriptInterpreter
+from ...models.jobs import JobRequest, ScriptInterpreter
 from .. import labels as L
 from ..resources import parse_quantity
 
@@ -19,12 +19,6 @@ DEFAULT_RAY_JOB_TTL = 600  # keep a finished RayJob's cluster (and its logs) for
 DEFAULT_TRAINING_RUNTIME = "torch-distributed"
 SCRIPT_DIR = "/opt/jupyter-accel/script"
 SCRIPT_VOLUME = "jupyter-accel-script"
-NAME_PREFIX = {JobKind.ray_cluster: "ray", JobKind.ray_job: "rayjob", JobKind.pytorch: "ddp", JobKind.trainjob: "train"}
-DEFAULT_INTERPRETER = {
-    JobKind.ray_job: ScriptInterpreter.python,
-    JobKind.pytorch: ScriptInterpreter.torchrun,
-    JobKind.trainjob: ScriptInterpreter.torchrun,
-}
 # Resources every pod has that are not accelerators (used when the caller passes no accelerator list).
 _NOT_ACCELERATORS = ("cpu", "memory", "ephemeral-storage", "pods", "hugepages-")
 
@@ -87,7 +81,9 @@ def job_name(request: JobRequest, ctx: BuildContext) -> str:
         suffix = ctx.name_suffix
     else:
         raise ValueError("job_name: the request has no name, no client_request_id and the context no name_suffix")
-    return f"{NAME_PREFIX[request.kind]}-{suffix.lower()}"
+    from ..kinds import spec_for  # the registry imports the builders
+
+    return f"{spec_for(request.kind).name_prefix}-{suffix.lower()}"
 
 
 def script_configmap_name(job: str) -> str:
@@ -205,7 +201,9 @@ def script_path(request: JobRequest) -> str:
 def script_command(request: JobRequest) -> list[str]:
     """argv that runs the request's script from the mounted ConfigMap."""
     assert request.script is not None
-    interpreter = request.script.interpreter or DEFAULT_INTERPRETER[request.kind]
+    from ..kinds import spec_for  # the registry imports the builders
+
+    interpreter = request.script.interpreter or spec_for(request.kind).interpreter or ScriptInterpreter.python
     return [interpreter.value, script_path(request), *request.script.args]
 
 

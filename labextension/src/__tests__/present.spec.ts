@@ -5,13 +5,17 @@ import {
   formatAmount,
   formatMemoryMiB,
   freeText,
+  kindBadge,
+  kindLabel,
+  launchKinds,
   queuePosition,
   quotaBar,
   reasonSentence,
   STATUS_TONES,
+  setJobKinds,
   statusTone
 } from '../present';
-import type { ResourceQuota } from '../api';
+import type { JobKindInfo, ResourceQuota } from '../api';
 
 function quota(over: Partial<ResourceQuota>): ResourceQuota {
   return {
@@ -153,5 +157,50 @@ describe('formatting', () => {
     expect(formatAmount('cpu', 1.5)).toBe('1.5');
     expect(acceleratorsText({ 'nvidia.com/gpu': 2 })).toBe('2× nvidia.com/gpu');
     expect(acceleratorsText({})).toBe('none');
+  });
+});
+
+describe('job kinds come from /info', () => {
+  const kinds: JobKindInfo[] = [
+    {
+      kind: 'ray-cluster',
+      label: 'Ray cluster',
+      badge: 'R',
+      kubernetes_kind: 'RayCluster',
+      served: true,
+      version: 'v1',
+      roles: ['head', 'worker'],
+      dashboard: true
+    },
+    {
+      kind: 'trainjob',
+      label: 'TrainJob',
+      badge: 'T',
+      kubernetes_kind: 'TrainJob',
+      served: false,
+      version: null,
+      roles: ['node'],
+      dashboard: false
+    }
+  ];
+  afterEach(() => setJobKinds(undefined));
+
+  it('labels and badges are the server words, the kind itself before /info answers', () => {
+    expect(kindLabel('ray-cluster')).toBe('ray-cluster');
+    expect(kindBadge('trainjob')).toBe('T');
+    setJobKinds(kinds);
+    expect(kindLabel('ray-cluster')).toBe('Ray cluster');
+    expect(kindBadge('ray-cluster')).toBe('R');
+    expect(kindLabel('pytorch')).toBe('pytorch');
+  });
+
+  it('the launch form offers the served kinds and keeps its current one', () => {
+    setJobKinds(kinds);
+    expect(launchKinds(undefined, 'ray-cluster')).toEqual(['ray-cluster']);
+    expect(launchKinds([], 'pytorch')).toEqual(['pytorch', 'ray-cluster']);
+    expect(launchKinds(['pytorch', 'ray-job'], 'ray-job')).toEqual([
+      'pytorch',
+      'ray-job'
+    ]);
   });
 });

@@ -436,6 +436,11 @@ export interface components {
         /** Capabilities */
         Capabilities: {
             apis?: components["schemas"]["ApiAvailability"];
+            /**
+             * Kinds
+             * @description Every job kind this server knows, served by the cluster or not.
+             */
+            kinds?: components["schemas"]["JobKindInfo"][];
             /** Permissions */
             permissions?: components["schemas"]["Permission"][];
             /**
@@ -785,6 +790,50 @@ export interface components {
          * @enum {string}
          */
         JobKind: "ray-cluster" | "ray-job" | "pytorch" | "trainjob";
+        /**
+         * JobKindInfo
+         * @description A job kind as the front-ends show it, from the server's registry of kinds.
+         */
+        JobKindInfo: {
+            /**
+             * Badge
+             * @description One letter for compact lists.
+             */
+            badge: string;
+            /**
+             * Dashboard
+             * @description It has a Ray dashboard, proxied under jobs/{kind}/{name}/dashboard/.
+             * @default false
+             */
+            dashboard: boolean;
+            kind: components["schemas"]["JobKind"];
+            /**
+             * Kubernetes Kind
+             * @description The custom resource's kind, e.g. RayCluster.
+             */
+            kubernetes_kind: string;
+            /**
+             * Label
+             * @description What people call it, e.g. 'Ray cluster'.
+             */
+            label: string;
+            /**
+             * Roles
+             * @description Its pods' roles; the first is the one whose log is the job's output.
+             */
+            roles: string[];
+            /**
+             * Served
+             * @description The cluster serves its API (its operator's CRD is installed).
+             */
+            served: boolean;
+            /**
+             * Version
+             * @description The served API version.
+             * @default null
+             */
+            version: string | null;
+        };
         /**
          * JobRequest
          * @description What a user asks to launch. Semantic checks: domain/job_request.py validate_job_request().

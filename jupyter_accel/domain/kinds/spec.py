@@ -1,0 +1,100 @@
+"""What a job kind is, as one value: its API, builder, pods, roles and status rules. One module per kind
+exports one KindSpec; everything else iterates over the registry (kinds/__init__.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ...models.jobs import JobKind, JobRequest, JobStatus, ScriptInterpreter
+from ..builders.common import BuildContext
+from ..objects import condition, has_true, sentence
+from ..objects import field as get
+from ..resources import PodDemand
+
+Obj = Mapping[str, Any]
+Labels = Mapping[str, str]
+Terminal = tuple[JobStatus, str | None]
+
+
+def _none(_obj: Obj) -> None:
+    return None
+
+
+def spec_suspend(suspend: bool) -> dict[str, Any]:
+    return {"spec": {"suspend": suspend}}
+
+
+def suspended_by_spec_or_condition(obj: Obj) -> bool:
+    return bool(get(obj, "spec", "suspend")) or has_true(obj, "Suspended")
+
+
+def end_from_status(obj: Obj) -> str | None:
+    return get(obj, "status", "endTime") or get(obj, "status", "completionTime")
+
+
+def end_from_conditions(*types: str) -> Callable[[Obj], str | None]:
+    """The end time from status fields, else from when the first true condition of `types` became true."""
+
+    def end(obj: Obj) -> str | None:
+        if found := end_from_status(obj):
+            return found
+        for ctype in types:
+            if has_true(obj, ctype):
+                return (condition(obj, ctype) or {}).get("lastTransitionTime")
+        return None
+
+    return end
+
+
+@dataclass(frozen=True)
+class KindSpec:
+    kind: JobKind
+    group: str  # API group; the version comes from discovery
+    cr_kind: str  # Kubernetes kind
+    plural: str  # resource name, and the key of its cache
+    label: str  # what people call it
+    badge: str  # one letter, for compact lists
+    name_prefix: str  # of generated names: <prefix>-<suffix>
+    build: Callable[[JobRequest, BuildContext], dict[str, Any]]
+    pod_sets: Callable[[dict[str, Any]], list[PodDemand]]  # the pods it runs, by Kueue PodSet name
+    pod_selectors: Callable[[Obj], list[dict[str, str]]]  # equality selectors; a pod matching any belongs to it
+    pod_role: Callable[[Labels], str | None]  # a pod's role from its labels (None: not said by the operator)
+    roles: tuple[str, ...]  # every role, the one whose log is the job's output first
+    terminal: Callable[[Obj], Terminal | None]  # finished, from the CR alone
+    suspended: Callable[[Obj], bool] = suspended_by_spec_or_condition
+    running: Callable[[Obj], bool] = lambda _obj: False
+    starting_reason: Callable[[Obj], str | None] = _none  # why it is not up yet, from the CR
+    running_note: Callable[[Obj], str | None] = _none  # running, but worth saying (restarting, degraded)
+    end_time: Callable[[Obj], str | None] = end_from_status
+    suspend_patch: Callable[[bool], dict[str, Any]] = spec_suspend
+    ray_cluster: Callable[[Obj], str | None] | None = None  # the RayCluster whose dashboard it has
+    # the optional JobRequest fields it takes ("head" is the Ray head's resources), and the program fields of
+    # which a request must give exactly one (none: it runs no program of its own)
+    request_fields: frozenset[str] = frozenset()
+    program: tuple[str, ...] = ()
+    min_workers: int = 0
+    interpreter: ScriptInterpreter | None = None  # what runs a script by default (None: takes no script)
+
+    @property
+    def cache_key(self) -> str:
+        return self.plural
+
+    @property
+    def log_role(self) -> str:
+        return self.roles[0]
+
+
+def terminal_from_conditions(failed: str, succeeded: str) -> Callable[[Obj], Terminal | None]:
+    """Finished when condition `failed` or `succeeded` is true (a failure says its reason first)."""
+
+    def terminal(obj: Obj) -> Terminal | None:
+        for ctype, result in ((failed, JobStatus.failed), (succeeded, JobStatus.succeeded)):
+            if has_true(obj, ctype):
+                cond = condition(obj, ctype) or {}
+                reason = cond.get("reason") if result is JobStatus.failed else None
+                return result, sentence(reason, cond.get("message"))
+        return None
+
+    return terminal

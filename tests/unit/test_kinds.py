@@ -1,0 +1,81 @@
+"""The registry of job kinds: every wire kind has one spec, and what iterates over it covers every kind."""
+
+from __future__ import annotations
+
+from jupyter_accel.cluster.hub import CUSTOM
+from jupyter_accel.cluster.permissions import CHECKS
+from jupyter_accel.cluster.writes import PLURALS
+from jupyter_accel.domain.kinds import KINDS, kind_info, kinds_taking, log_pod, pod_role, spec_for, spec_of
+from jupyter_accel.models import JobKind
+from jupyter_accel.notebook.client import JOB_KINDS
+from jupyter_accel.push import TOPICS
+
+
+def pod(name: str, **labels: str) -> dict:
+    return {"metadata": {"name": name, "labels": labels}}
+
+
+def test_every_wire_kind_has_one_spec_in_wire_order():
+    assert [s.kind for s in KINDS] == list(JobKind)
+    assert len({(s.group, s.cr_kind) for s in KINDS}) == len(KINDS)
+    assert tuple(k.value for k in JobKind) == JOB_KINDS  # the kernel's copy (it must not import pydantic early)
+
+
+def test_caches_permissions_topics_and_writes_cover_every_kind():
+    for s in KINDS:
+        assert (s.cache_key, s.plural, True) in CUSTOM[s.group]
+        assert ("create", s.group, s.plural, True) in CHECKS
+        assert TOPICS[s.cache_key] == ("jobs",)
+        assert PLURALS[s.cr_kind] == s.plural
+
+
+def test_spec_of_reads_group_and_kind():
+    assert spec_of({"apiVersion": "ray.io/v1", "kind": "RayJob"}) is spec_for(JobKind.ray_job)
+    assert spec_of({"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob"}).kind is JobKind.pytorch
+    assert spec_of({"apiVersion": "batch/v1", "kind": "Job"}) is None
+    assert spec_of({"apiVersion": "example.com/v1", "kind": "RayJob"}) is None
+
+
+def test_roles_are_read_per_kind():
+    rayjob, trainjob = spec_for(JobKind.ray_job), spec_for(JobKind.trainjob)
+    assert pod_role(rayjob, pod("s", **{"job-name": "j"})) == "submitter"
+    assert pod_role(rayjob, pod("h", **{"ray.io/node-type": "head"})) == "head"
+    # a JobSet's pods carry job-name too (the Job controller's label): still the replicated job's role
+    assert (
+        pod_role(trainjob, pod("n", **{"job-name": "t-node-0", "jobset.sigs.k8s.io/replicatedjob-name": "node"}))
+        == "node"
+    )
+    assert pod_role(spec_for(JobKind.pytorch), pod("m", **{"training.kubeflow.org/replica-type": "Master"})) == "master"
+    assert pod_role(None, pod("x", **{"jupyter-accel.io/role": "worker"})) == "worker"
+
+
+def test_the_log_pod_is_the_first_role_then_by_name():
+    rayjob = spec_for(JobKind.ray_job)
+    pods = [pod("w", **{"ray.io/node-type": "worker"}), pod("h", **{"ray.io/node-type": "head"})]
+    assert log_pod(rayjob, pods) == "h"
+    assert log_pod(rayjob, [*pods, pod("sub", **{"job-name": "x"})]) == "sub"
+    master = pod("z-master", **{"training.kubeflow.org/replica-type": "Master"})
+    worker = pod("a-worker", **{"training.kubeflow.org/replica-type": "Worker"})
+    assert log_pod(spec_for(JobKind.pytorch), [worker, master]) == "z-master"
+    assert log_pod(spec_for(JobKind.trainjob), [pod("b"), pod("a")]) == "a"
+    assert log_pod(rayjob, []) is None
+
+
+def test_request_fields_and_wire_info():
+    assert [s.kind for s in kinds_taking("entrypoint")] == [JobKind.ray_job]
+    assert {s.kind for s in kinds_taking("head")} == {JobKind.ray_cluster, JobKind.ray_job}
+    info = kind_info(spec_for(JobKind.ray_cluster), "v1")
+    assert (info.label, info.badge, info.served, info.dashboard, info.roles[0]) == (
+        "Ray cluster",
+        "R",
+        True,
+        True,
+        "head",
+    )
+    assert kind_info(spec_for(JobKind.pytorch), None).served is False
+    assert kind_info(spec_for(JobKind.pytorch), None).dashboard is False
+
+
+def test_suspend_patches_follow_each_operator():
+    assert spec_for(JobKind.pytorch).suspend_patch(True) == {"spec": {"runPolicy": {"suspend": True}}}
+    assert spec_for(JobKind.ray_job).suspend_patch(False) == {"spec": {"suspend": False}}
