@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from .cluster.hub import Hub
     from .cluster.session import ClusterSession
     from .push import Broadcaster
+    from .services.jobs import JobsService
 
 PROBE_TTL = 15.0  # seconds an answered connection probe stays fresh
 
@@ -110,6 +111,22 @@ class AccelApp(ExtensionApp):
 
         return workbench_name(self.workbench_prefix())
 
+    def jobs_service(self, hub: Hub) -> JobsService:
+        """The jobs service over a hub, with this server's settings."""
+        from .cluster.writes import ClusterWriter
+        from .services.jobs import JobSettings, JobsService
+
+        cfg = self.accel_config
+        settings = JobSettings(
+            read_only=cfg.read_only,
+            default_queue=cfg.default_queue,
+            default_images=dict(cfg.default_images),
+            workbench_prefix=self.workbench_prefix(),
+            workbench_label=self.workbench_label(),
+            api_base=self.api_base(),
+        )
+        return JobsService(hub, ClusterWriter(hub.api, cfg.request_timeout), self.registry, settings)
+
     def api_base(self) -> str:
         return url_path_join(self.serverapp.base_url, API_PREFIX) + "/"
 
@@ -181,7 +198,7 @@ def _import_runtime() -> None:
 
     from . import models
 
-    for name in ("cluster.session", "cluster.hub", "push", "api.job_ops"):
+    for name in ("cluster.session", "cluster.hub", "push", "services.jobs"):
         importlib.import_module(f".{name}", __package__)
     for name in models.__all__:
         getattr(models, name)

@@ -13,6 +13,7 @@ from jupyter_server.base.handlers import APIHandler
 from tornado import web
 
 from .. import models
+from ..services import errors as service_errors
 
 # models and pydantic load on first use (see models/__init__.py): handler modules are imported while the Jupyter
 # server starts, so they name wire models by attribute at call time, never at import.
@@ -63,6 +64,24 @@ class ApiError(web.HTTPError):
         super().__init__(status, log_message=None)
         self.body = models.ErrorResponse(message=message, reason=reason, field=field, errors=errors or [])
         self.headers = headers or {}  # sent with the error (send_error clears what was set before)
+
+
+# The one place a service's refusal becomes HTTP.
+SERVICE_STATUS: dict[type[service_errors.ServiceError], int] = {
+    service_errors.Invalid: 400,
+    service_errors.NotVisible: 403,
+    service_errors.ReadOnly: 403,
+    service_errors.NotFound: 404,
+    service_errors.Conflict: 409,
+    service_errors.Upstream: 502,
+    service_errors.Unavailable: 503,
+}
+
+
+def http_error(exc: service_errors.ServiceError) -> ApiError:
+    status = next((code for cls, code in SERVICE_STATUS.items() if isinstance(exc, cls)), 500)
+    headers = {"Retry-After": str(exc.retry_after)} if exc.retry_after is not None else None
+    return ApiError(status, exc.message, reason=exc.reason, field=exc.field, errors=list(exc.errors), headers=headers)
 
 
 class AccelHandler(APIHandler):
@@ -163,9 +182,17 @@ class AccelHandler(APIHandler):
         self.set_header("Content-Type", "application/json")
         self.finish(model.model_dump_json())
 
+    def log_exception(self, typ: Any, value: Any, tb: Any) -> None:
+        if isinstance(value, service_errors.ServiceError):
+            return  # a refusal is an answer (sent as JSON), not a fault of the server
+        super().log_exception(typ, value, tb)
+
     def write_error(self, status_code: int, **kwargs: Any) -> None:
         """Every error is JSON with a readable message; tracebacks go to the log only."""
         exc = kwargs.get("exc_info", (None, None, None))[1]
+        if isinstance(exc, service_errors.ServiceError):
+            exc = http_error(exc)
+            self.set_status(exc.status_code)
         if isinstance(exc, ApiError):
             body = exc.body
             for name, value in exc.headers.items():
@@ -279,11 +306,7 @@ def _check_text(text: str) -> None:
 
 def invalid(errors: list[models.FieldError]) -> ApiError:
     """One 400 naming every offending field; the message leads with the first."""
-    first = errors[0]
-    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-    return ApiError(
-        400, f"{first.field}: {first.message}{more}", reason="Invalid request", field=first.field, errors=errors
-    )
+    return http_error(service_errors.invalid(errors))
 
 
 def validation_error(exc: ValidationError) -> ApiError:

@@ -16,9 +16,9 @@ from .. import models
 from .base import AccelHandler, ApiError, Endpoint
 
 if TYPE_CHECKING:
-    from .job_ops import JobOps
+    from ..services.jobs import JobsService
 
-# cluster/, domain/ and job_ops are imported inside the handlers: they pull in the kubernetes client, which would
+# cluster/, domain/ and services.jobs are imported inside the handlers: they pull in the kubernetes client, which would
 # add ~0.15 s to every Jupyter server start for users who never open the panel.
 
 T = TypeVar("T")
@@ -30,10 +30,8 @@ KIND = r"(?P<kind>[a-z-]+)"
 
 
 class JobsBase(AccelHandler):
-    async def ops(self) -> JobOps:
-        from .job_ops import JobOps
-
-        return JobOps(self.accel, await self.synced_hub())
+    async def ops(self) -> JobsService:
+        return self.accel.jobs_service(await self.synced_hub())
 
     async def blocking(self, fn: Callable[..., T], *args: Any) -> T:
         """Kubernetes writes never run on the event loop."""
@@ -41,10 +39,10 @@ class JobsBase(AccelHandler):
             return await asyncio.get_running_loop().run_in_executor(None, fn, *args)
         except Exception as exc:
             from ..cluster.writes import WriteError
-            from .job_ops import _from_write
+            from ..services.jobs import refusal
 
             if isinstance(exc, WriteError):
-                raise _from_write(exc, {"kind": "object"}) from None
+                raise refusal(exc, {"kind": "object"}) from None
             raise
 
 
@@ -170,34 +168,19 @@ class JobLogsHandler(JobsBase):
         follow = self.get_argument("follow", "false").lower() in ("1", "true", "yes")
         if follow:  # a followed log holds a thread and a socket for as long as the client stays
             self.take_stream_slot("followed log streams")
-        ops = await self.ops()
         from ..cluster.logs import LogStream
         from ..cluster.writes import WriteError
-        from ..domain.job_status import select_pods
-        from ..domain.kinds import log_pod, spec_for
 
-        job_kind = parse_kind(kind)
-        job = ops.cached(job_kind, name)
-        pods = select_pods(job, ops.hub.items("pods"))
-        pod = self.get_argument("pod", None) or log_pod(spec_for(job_kind), pods)
-        if pod is None:
-            if job.get("status") and _finished(job):
-                raise ApiError(
-                    404,
-                    f"{name} has ended and has no pods any more (its operator removed them), so its log is gone; "
-                    "follow a job's log while it runs to keep it.",
-                    reason="No pods",
-                )
-            raise ApiError(404, f"{name} has no pods yet, so there are no logs.", reason="No pods")
-        if pod not in {p["metadata"]["name"] for p in pods}:
-            raise ApiError(400, f"pod: {pod!r} is not a pod of {name}", field="pod")
+        hub = await self.synced_hub()
+        ops = self.accel.jobs_service(hub)
+        pod = ops.log_pod(parse_kind(kind), name, self.get_argument("pod", None))
         container = self.get_argument("container", None)
         loop = asyncio.get_running_loop()
         try:
             stream = await loop.run_in_executor(
                 LOG_THREADS,
                 lambda: LogStream(
-                    ops.hub.api,
+                    hub.api,
                     ops.namespace,
                     pod,
                     container=container,
@@ -267,27 +250,17 @@ class RayDashboardHandler(JobsBase):
     @web.authenticated
     async def get(self, kind: str, name: str, subpath: str = "") -> None:
         from ..cluster import rest
-        from ..domain.kinds import KINDS, spec_for
 
-        spec = spec_for(parse_kind(kind))
-        dashboard_subpath(subpath)  # refused before anything is looked up
-        if spec.ray_cluster is None:
-            having = " and ".join(s.kind.value for s in KINDS if s.ray_cluster is not None)
-            raise ApiError(400, f"kind: only {having} have a Ray dashboard", field="kind")
-        ops = await self.ops()
-        job = ops.cached(spec.kind, name)
-        cluster = spec.ray_cluster(job)
-        if not cluster:
-            raise ApiError(404, f"{name} has no Ray cluster yet.", reason="No cluster")
-        path = f"/api/v1/namespaces/{ops.namespace}/services/{cluster}-head-svc:dashboard/proxy/" + dashboard_subpath(
-            subpath
-        )
+        job_kind = parse_kind(kind)
+        safe = dashboard_subpath(subpath)  # refused before anything is looked up
+        hub = await self.synced_hub()
+        cluster, path = self.accel.jobs_service(hub).dashboard_target(job_kind, name, safe)
         query = {k: self.get_argument(k) for k in self.request.arguments}
 
         def fetch() -> tuple[int, str, bytes]:
             try:
                 resp = rest.stream(
-                    ops.hub.api, path, query=query, accept="*/*", timeout=self.accel.accel_config.request_timeout
+                    hub.api, path, query=query, accept="*/*", timeout=self.accel.accel_config.request_timeout
                 )
             except rest.ApiException as exc:
                 return exc.status or 502, "application/json", b""
@@ -310,12 +283,6 @@ class RayDashboardHandler(JobsBase):
             )
         # APIHandler.finish would label everything application/json: the dashboard's pages are HTML, JS, CSS
         self.finish(body, set_content_type=ctype)
-
-
-def _finished(job: dict[str, Any]) -> bool:
-    from ..domain.job_status import derive_status
-
-    return derive_status(job, None, [])[0] in (models.JobStatus.succeeded, models.JobStatus.failed)
 
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")

@@ -36,7 +36,7 @@ class LogStream:
                 api, path, query=query, accept="*/*", timeout=(timeout, None) if follow else timeout
             )
         except ApiException as exc:
-            raise WriteError(exc) from None
+            raise WriteError.of(exc) from None
         self._closed = False
 
     def chunks(self) -> Iterator[bytes]:

@@ -38,12 +38,18 @@ class Ref:
 class WriteError(Exception):
     """An API server refusal, with its HTTP status and the server's own message and causes."""
 
-    def __init__(self, exc: ApiException):
-        self.status = exc.status or 500
-        self.message = rest.error_message(exc)
-        self.causes: list[dict[str, str]] = rest.error_causes(exc)
-        self.reason = rest.error_reason(exc)
-        super().__init__(self.message)
+    def __init__(
+        self, status: int, message: str, causes: list[dict[str, str]] | None = None, reason: str | None = None
+    ):
+        self.status = status
+        self.message = message
+        self.causes: list[dict[str, str]] = causes or []
+        self.reason = reason
+        super().__init__(message)
+
+    @classmethod
+    def of(cls, exc: ApiException) -> WriteError:
+        return cls(exc.status or 500, rest.error_message(exc), rest.error_causes(exc), rest.error_reason(exc))
 
 
 def create(
@@ -61,7 +67,7 @@ def create(
             timeout=timeout,
         )
     except ApiException as exc:
-        raise WriteError(exc) from None
+        raise WriteError.of(exc) from None
 
 
 def merge_patch(api: ApiClient, ref: Ref, patch: dict[str, Any], *, timeout: float = 10.0) -> dict[str, Any]:
@@ -70,7 +76,7 @@ def merge_patch(api: ApiClient, ref: Ref, patch: dict[str, Any], *, timeout: flo
             api, "PATCH", ref.path(), body=patch, content_type="application/merge-patch+json", timeout=timeout
         )
     except ApiException as exc:
-        raise WriteError(exc) from None
+        raise WriteError.of(exc) from None
 
 
 def delete(api: ApiClient, ref: Ref, *, propagation: str = "Background", timeout: float = 10.0) -> None:
@@ -79,7 +85,7 @@ def delete(api: ApiClient, ref: Ref, *, propagation: str = "Background", timeout
         rest.request(api, "DELETE", ref.path(), body={"propagationPolicy": propagation}, timeout=timeout)
     except ApiException as exc:
         if exc.status != 404:
-            raise WriteError(exc) from None
+            raise WriteError.of(exc) from None
 
 
 def list_objects(api: ApiClient, ref: Ref, label_selector: str, *, timeout: float = 10.0) -> list[dict[str, Any]]:
@@ -89,7 +95,7 @@ def list_objects(api: ApiClient, ref: Ref, label_selector: str, *, timeout: floa
             api, "GET", ref.path(with_name=False), query={"labelSelector": label_selector}, timeout=timeout
         )
     except ApiException as exc:
-        raise WriteError(exc) from None
+        raise WriteError.of(exc) from None
     return found.get("items") or []
 
 
@@ -99,4 +105,24 @@ def get(api: ApiClient, ref: Ref, *, timeout: float = 10.0) -> dict[str, Any] | 
     except ApiException as exc:
         if exc.status == 404:
             return None
-        raise WriteError(exc) from None
+        raise WriteError.of(exc) from None
+
+
+@dataclass(frozen=True)
+class ClusterWriter:
+    """The write functions bound to one client and timeout: the jobs service's Writer."""
+
+    api: ApiClient
+    timeout: float = 10.0
+
+    def create(self, obj: dict[str, Any], namespace: str, *, dry_run: bool = False) -> dict[str, Any]:
+        return create(self.api, obj, namespace, dry_run=dry_run, timeout=self.timeout)
+
+    def merge_patch(self, ref: Ref, patch: dict[str, Any]) -> dict[str, Any]:
+        return merge_patch(self.api, ref, patch, timeout=self.timeout)
+
+    def delete(self, ref: Ref) -> None:
+        delete(self.api, ref, timeout=self.timeout)
+
+    def list_objects(self, ref: Ref, label_selector: str) -> list[dict[str, Any]]:
+        return list_objects(self.api, ref, label_selector, timeout=self.timeout)

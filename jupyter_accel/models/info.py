@@ -62,6 +62,12 @@ class JobKindInfo(Wire):
     version: str | None = Field(None, description="The served API version.")
     roles: list[str] = Field(description="Its pods' roles; the first is the one whose log is the job's output.")
     dashboard: bool = Field(False, description="It has a Ray dashboard, proxied under jobs/{kind}/{name}/dashboard/.")
+    program: list[str] = Field(
+        default_factory=list,
+        description="The request fields of which a job of this kind needs exactly one: `entrypoint` (a shell "
+        "line), `command` (an argv) or `script`. Empty: it runs no program of its own.",
+    )
+    min_workers: int = Field(0, description="The fewest workers a request may ask for.")
 
 
 class Permission(Wire):

@@ -3,6 +3,7 @@
  * server's 400 `errors[]` -> messages per input, and the debounced fit check.
  */
 import { AccelAPIError, FitResponse, JobKind, JobRequest } from './api';
+import { kindShape } from './present';
 
 /** What the form's inputs hold, all as typed (strings). */
 export interface ILaunchForm {
@@ -91,9 +92,6 @@ function wholeNumber(text: string, min: number): number | null {
   return n >= min ? n : null;
 }
 
-const isRay = (kind: JobKind): boolean =>
-  kind === 'ray-job' || kind === 'ray-cluster';
-
 /**
  * Build the request from the form. Obvious mistakes are caught here, per
  * input; the server has the last word (its 400 goes through mapFieldErrors).
@@ -103,7 +101,8 @@ export function buildRequest(
   clientRequestId?: string
 ): { request: JobRequest | null; errors: FieldErrors } {
   const errors: FieldErrors = {};
-  const minWorkers = isRay(form.kind) ? 0 : 1;
+  const shape = kindShape(form.kind);
+  const minWorkers = shape.minWorkers;
   const workers = wholeNumber(form.workers, minWorkers);
   if (workers === null) {
     errors.workers = `Workers: a whole number, at least ${minWorkers}.`;
@@ -123,8 +122,8 @@ export function buildRequest(
   if (form.image.trim()) {
     request.image = form.image.trim();
   }
-  if (form.kind !== 'ray-cluster') {
-    if (form.mode === 'script') {
+  if (shape.program.length) {
+    if (form.mode === 'script' && shape.program.includes('script')) {
       if (form.script.trim()) {
         request.script = {
           text: form.script,
@@ -134,7 +133,7 @@ export function buildRequest(
         };
       }
     } else if (form.command.trim()) {
-      if (form.kind === 'ray-job') {
+      if (shape.program[0] === 'entrypoint') {
         request.entrypoint = form.command.trim();
       } else {
         request.command = splitCommand(form.command);

@@ -60,6 +60,16 @@ export function kindLabel(kind: JobKind | string): string {
   return registry.find(k => k.kind === kind)?.label ?? kind;
 }
 
+/** What a request of this kind takes: the program fields of which it needs one (`entrypoint` is a shell
+ * line, `command` an argv; none: no program of its own) and the fewest workers. */
+export function kindShape(kind: JobKind): {
+  program: string[];
+  minWorkers: number;
+} {
+  const info = registry.find(k => k.kind === kind);
+  return { program: info?.program ?? [], minWorkers: info?.min_workers ?? 0 };
+}
+
 /** One letter for compact lists. */
 export function kindBadge(kind: JobKind | string): string {
   return (

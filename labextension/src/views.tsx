@@ -38,6 +38,7 @@ import {
   isFinished,
   kindBadge,
   kindLabel,
+  kindShape,
   launchKinds,
   queuePosition,
   quotaBar,
@@ -683,6 +684,7 @@ function LaunchForm(props: {
 }): JSX.Element {
   const { model, actions } = props;
   const [form, setForm] = React.useState<ILaunchForm>(defaultForm);
+  const shape = kindShape(form.kind);
   const [errors, setErrors] = React.useState<FieldErrors>({});
   const [fit, setFit] = React.useState<FitState>({ kind: 'idle' });
   const [submitting, setSubmitting] = React.useState(false);
@@ -800,7 +802,7 @@ function LaunchForm(props: {
           onChange={e => update({ image: e.target.value })}
         />
       </Field>
-      {form.kind !== 'ray-cluster' && (
+      {shape.program.length > 0 && (
         <>
           <div className="jp-accel-choice" role="radiogroup" aria-label="Run">
             {(['command', 'script'] as const).map(mode => (
@@ -817,7 +819,9 @@ function LaunchForm(props: {
           </div>
           {form.mode === 'command' ? (
             <Field
-              label={form.kind === 'ray-job' ? 'Entrypoint' : 'Command'}
+              label={
+                shape.program[0] === 'entrypoint' ? 'Entrypoint' : 'Command'
+              }
               {...field('command')}
             >
               <input

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 from jupyter_accel.cluster.hub import CUSTOM
 from jupyter_accel.cluster.permissions import CHECKS
 from jupyter_accel.cluster.writes import PLURALS
@@ -79,3 +82,8 @@ def test_request_fields_and_wire_info():
 def test_suspend_patches_follow_each_operator():
     assert spec_for(JobKind.pytorch).suspend_patch(True) == {"spec": {"runPolicy": {"suspend": True}}}
     assert spec_for(JobKind.ray_job).suspend_patch(False) == {"spec": {"suspend": False}}
+
+
+def test_the_front_end_fixture_is_the_registry_as_info_sends_it():
+    fixture = Path(__file__).resolve().parents[2] / "labextension" / "src" / "__tests__" / "kinds.json"
+    assert json.loads(fixture.read_text()) == [kind_info(s, "v1").model_dump(mode="json") for s in KINDS]

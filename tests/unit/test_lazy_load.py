@@ -15,7 +15,7 @@ from pydantic import BaseModel
 from jupyter_accel import models
 
 # what loading the server extension (handler table included) must not import: these load in a thread after start
-HEAVY = ("kubernetes", "pydantic", "jupyter_accel.cluster", "jupyter_accel.api.job_ops")
+HEAVY = ("kubernetes", "pydantic", "jupyter_accel.cluster", "jupyter_accel.services.jobs")
 
 
 def test_loading_the_server_extension_imports_nothing_heavy():

@@ -70,6 +70,8 @@ def kind_info(spec: KindSpec, version: str | None) -> JobKindInfo:
         version=version,
         roles=list(spec.roles),
         dashboard=spec.ray_cluster is not None,
+        program=list(spec.program),
+        min_workers=spec.min_workers,
     )
 
 

@@ -9,6 +9,12 @@ import {
   newClientRequestId,
   splitCommand
 } from '../launch';
+import { setJobKinds } from '../present';
+import type { JobKindInfo } from '../api';
+import KINDS from './kinds.json';
+
+// the form learns each kind's shape from /info, as in the app
+beforeAll(() => setJobKinds(KINDS as JobKindInfo[]));
 
 function fitAnswer(verdict: FitResponse['verdict']): FitResponse {
   return {

@@ -7,6 +7,7 @@ import {
   freeText,
   kindBadge,
   kindLabel,
+  kindShape,
   launchKinds,
   queuePosition,
   quotaBar,
@@ -16,6 +17,7 @@ import {
   statusTone
 } from '../present';
 import type { JobKindInfo, ResourceQuota } from '../api';
+import KINDS from './kinds.json';
 
 function quota(over: Partial<ResourceQuota>): ResourceQuota {
   return {
@@ -161,28 +163,11 @@ describe('formatting', () => {
 });
 
 describe('job kinds come from /info', () => {
-  const kinds: JobKindInfo[] = [
-    {
-      kind: 'ray-cluster',
-      label: 'Ray cluster',
-      badge: 'R',
-      kubernetes_kind: 'RayCluster',
-      served: true,
-      version: 'v1',
-      roles: ['head', 'worker'],
-      dashboard: true
-    },
-    {
-      kind: 'trainjob',
-      label: 'TrainJob',
-      badge: 'T',
-      kubernetes_kind: 'TrainJob',
-      served: false,
-      version: null,
-      roles: ['node'],
-      dashboard: false
-    }
-  ];
+  // as /info sends them (tests/unit/test_kinds.py keeps this file equal to the server's registry), trainjob
+  // not served here
+  const kinds = (KINDS as JobKindInfo[]).map(k =>
+    k.kind === 'trainjob' ? { ...k, served: false, version: null } : k
+  );
   afterEach(() => setJobKinds(undefined));
 
   it('labels and badges are the server words, the kind itself before /info answers', () => {
@@ -191,16 +176,39 @@ describe('job kinds come from /info', () => {
     setJobKinds(kinds);
     expect(kindLabel('ray-cluster')).toBe('Ray cluster');
     expect(kindBadge('ray-cluster')).toBe('R');
-    expect(kindLabel('pytorch')).toBe('pytorch');
+    expect(kindLabel('pytorch')).toBe('PyTorchJob');
   });
 
   it('the launch form offers the served kinds and keeps its current one', () => {
     setJobKinds(kinds);
-    expect(launchKinds(undefined, 'ray-cluster')).toEqual(['ray-cluster']);
-    expect(launchKinds([], 'pytorch')).toEqual(['pytorch', 'ray-cluster']);
+    expect(launchKinds(undefined, 'trainjob')).toEqual([
+      'trainjob',
+      'ray-cluster',
+      'ray-job',
+      'pytorch'
+    ]);
+    expect(launchKinds([], 'pytorch')).toEqual([
+      'ray-cluster',
+      'ray-job',
+      'pytorch'
+    ]);
     expect(launchKinds(['pytorch', 'ray-job'], 'ray-job')).toEqual([
       'pytorch',
       'ray-job'
     ]);
+  });
+});
+
+describe('kind shapes drive the launch form', () => {
+  afterEach(() => setJobKinds(undefined));
+
+  it('reads program fields and the fewest workers from /info', () => {
+    setJobKinds(KINDS as JobKindInfo[]);
+    expect(kindShape('ray-job')).toEqual({
+      program: ['entrypoint', 'script'],
+      minWorkers: 0
+    });
+    expect(kindShape('ray-cluster').program).toEqual([]);
+    expect(kindShape('pytorch').minWorkers).toBe(1);
   });
 });

@@ -818,6 +818,17 @@ export interface components {
              */
             label: string;
             /**
+             * Min Workers
+             * @description The fewest workers a request may ask for.
+             * @default 0
+             */
+            min_workers: number;
+            /**
+             * Program
+             * @description The request fields of which a job of this kind needs exactly one: `entrypoint` (a shell line), `command` (an argv) or `script`. Empty: it runs no program of its own.
+             */
+            program?: string[];
+            /**
              * Roles
              * @description Its pods' roles; the first is the one whose log is the job's output.
              */

@@ -1,6 +1,8 @@
-"""What the job handlers do, kept out of the handlers: read jobs from the caches, submit, control, clean up.
+"""The jobs service: read jobs from the caches, check fit, submit, control, clean up.
 
-Reads use the caches only. Writes are blocking client calls: handlers run them in an executor.
+Its dependencies are explicit (the caches, a writer, the accelerator registry, its settings), so it runs against
+the real Hub and ClusterWriter in the server and against plain dicts in tests. Reads use the caches only; writes
+are blocking calls, run off the event loop by the caller. Refusals are services.errors, never HTTP.
 """
 
 from __future__ import annotations
@@ -9,10 +11,11 @@ import dataclasses
 import re
 import secrets
 import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-from ..cluster import writes
 from ..cluster.writes import Ref, WriteError
 from ..domain import labels as L
 from ..domain.builders import build_objects, demands
@@ -20,8 +23,8 @@ from ..domain.builders.common import BuildContext, with_owner
 from ..domain.fit import check_fit
 from ..domain.hardware_profiles import apply_profile, list_profiles
 from ..domain.job_request import validate_job_request
-from ..domain.job_status import job_view, select_pods
-from ..domain.kinds import KINDS, KindSpec, spec_for
+from ..domain.job_status import derive_status, job_view, select_pods
+from ..domain.kinds import KINDS, KindSpec, log_pod, spec_for
 from ..domain.queues import default_queue_name
 from ..domain.workloads import find_workload_for_job, positions_from_summaries
 from ..models import (
@@ -38,11 +41,44 @@ from ..models import (
     SubmitResponse,
     Visibility,
 )
-from .base import ApiError, invalid
+from .errors import Conflict, Invalid, NotFound, NotVisible, ReadOnly, Unavailable, Upstream, invalid
 
 if TYPE_CHECKING:
-    from ..app import AccelApp
-    from ..cluster.hub import Hub
+    from ..domain.accelerators import AcceleratorRegistry
+
+
+class Caches(Protocol):
+    """What the service reads: the Hub's snapshot of one namespace (cluster/hub.py), or plain dicts in tests."""
+
+    namespace: str
+    informers: Mapping[str, Any]  # the cache keys that exist (their kinds are served)
+    pending: Mapping[str, list[dict[str, Any]]]  # LocalQueue name -> visibility items
+
+    def items(self, key: str) -> list[dict[str, Any]]: ...
+    def get(self, key: str, name: str, namespace: str | None = None) -> dict[str, Any] | None: ...
+    def readable(self, key: str) -> bool: ...
+    def version(self, group: str) -> str | None: ...
+
+
+class Writer(Protocol):
+    """The write path (cluster/writes.ClusterWriter); raises WriteError with the API server's status."""
+
+    def create(self, obj: dict[str, Any], namespace: str, *, dry_run: bool = False) -> dict[str, Any]: ...
+    def merge_patch(self, ref: Ref, patch: dict[str, Any]) -> dict[str, Any]: ...
+    def delete(self, ref: Ref) -> None: ...
+    def list_objects(self, ref: Ref, label_selector: str) -> list[dict[str, Any]]: ...
+
+
+@dataclass(frozen=True)
+class JobSettings:
+    """The admin's settings the service obeys (AccelConfig), and where this workbench is."""
+
+    read_only: bool = False
+    default_queue: str = ""
+    default_images: Mapping[str, str] = field(default_factory=dict)
+    workbench_prefix: str | None = None  # the annotation value jobs are marked with
+    workbench_label: str | None = None  # the label value "mine" selects on; None: every managed job
+    api_base: str = "/accel/v1/"  # where dashboard paths start
 
 
 TERMINAL = (JobStatus.succeeded, JobStatus.failed)
@@ -50,12 +86,13 @@ TERMINAL = (JobStatus.succeeded, JobStatus.failed)
 NO_OP_PROGRAM: dict[str, Any] = {"entrypoint": "true", "command": ["true"]}
 
 
-class JobOps:
-    def __init__(self, app: AccelApp, hub: Hub):
-        self.app = app
+class JobsService:
+    def __init__(self, hub: Caches, writer: Writer, registry: AcceleratorRegistry, settings: JobSettings):
         self.hub = hub
+        self.writer = writer
+        self.registry = registry
+        self.settings = settings
         self.namespace = hub.namespace
-        self.timeout = app.accel_config.request_timeout
 
     # -- reading ---------------------------------------------------------------------------------------------
     def served_kinds(self) -> list[JobKind]:
@@ -63,7 +100,7 @@ class JobOps:
 
     def known_accelerators(self) -> list[str]:
         discovered = {r for n in self.hub.items("nodes") for r in ((n.get("status") or {}).get("allocatable") or {})}
-        return self.app.registry.known_names(discovered)
+        return self.registry.known_names(discovered)
 
     def _positions(self) -> dict[tuple[str, str], tuple[int | None, int | None]]:
         return positions_from_summaries(*({"items": items} for items in self.hub.pending.values()))
@@ -94,10 +131,10 @@ class JobOps:
 
     def list_jobs(self, scope: str) -> JobsResponse:
         if scope not in ("mine", "namespace"):
-            raise ApiError(400, f"scope: {scope!r} is not allowed; allowed: mine, namespace", field="scope")
+            raise Invalid(f"scope: {scope!r} is not allowed; allowed: mine, namespace", field="scope")
         workloads, pods, known = self.hub.items("workloads"), self.hub.items("pods"), self.known_accelerators()
         positions, events = self._positions(), self._job_events()
-        workbench = self.app.workbench_label()
+        workbench = self.settings.workbench_label
         views: list[JobView] = []
         visibility: dict[str, Visibility] = {}
         for kind in self.served_kinds():
@@ -122,7 +159,7 @@ class JobOps:
         info = self._served(kind)
         obj = self.hub.get(info.cache_key, name, self.namespace)
         if obj is None:
-            raise ApiError(404, f"No {info.cr_kind} named {name!r} in namespace {self.namespace}.", reason="Not found")
+            raise NotFound(f"No {info.cr_kind} named {name!r} in namespace {self.namespace}.")
         return self._typed(info, obj)
 
     def detail(self, kind: JobKind, name: str) -> JobDetail:
@@ -148,13 +185,44 @@ class JobOps:
         ]
         events.sort(key=lambda e: e.last_seen or "")
         has_dashboard = spec_for(kind).ray_cluster is not None
-        dashboard = f"{self.app.api_base()}jobs/{kind.value}/{name}/dashboard/" if has_dashboard else None
+        dashboard = f"{self.settings.api_base}jobs/{kind.value}/{name}/dashboard/" if has_dashboard else None
         return JobDetail(job=view, events=events, dashboard_path=dashboard)
+
+    def log_pod(self, kind: JobKind, name: str, pod: str | None = None) -> str:
+        """The pod whose log to read: `pod` when it is one of the job's, else the one holding the job's output."""
+        job = self.cached(kind, name)
+        pods = select_pods(job, self.hub.items("pods"))
+        if pod is None:
+            pod = log_pod(spec_for(kind), pods)
+        if pod is None:
+            if job.get("status") and derive_status(job, None, [])[0] in TERMINAL:
+                raise NotFound(
+                    f"{name} has ended and has no pods any more (its operator removed them), so its log is gone; "
+                    "follow a job's log while it runs to keep it.",
+                    reason="No pods",
+                )
+            raise NotFound(f"{name} has no pods yet, so there are no logs.", reason="No pods")
+        if pod not in {p["metadata"]["name"] for p in pods}:
+            raise Invalid(f"pod: {pod!r} is not a pod of {name}", field="pod")
+        return pod
+
+    def dashboard_target(self, kind: JobKind, name: str, subpath: str) -> tuple[str, str]:
+        """(the RayCluster, the API server path of its head's dashboard + `subpath`), for the service proxy.
+        `subpath` must already be made safe (api/jobs.dashboard_subpath)."""
+        spec = spec_for(kind)
+        if spec.ray_cluster is None:
+            having = " and ".join(s.kind.value for s in KINDS if s.ray_cluster is not None)
+            raise Invalid(f"kind: only {having} have a Ray dashboard", field="kind")
+        cluster = spec.ray_cluster(self.cached(kind, name))
+        if not cluster:
+            raise NotFound(f"{name} has no Ray cluster yet.", reason="No cluster")
+        path = f"/api/v1/namespaces/{self.namespace}/services/{cluster}-head-svc:dashboard/proxy/{subpath}"
+        return cluster, path
 
     def _served(self, kind: JobKind) -> KindSpec:
         info = spec_for(kind)
         if info.cache_key not in self.hub.informers:
-            raise ApiError(400, f"kind: this cluster does not serve {info.cr_kind} ({info.group}).", field="kind")
+            raise Invalid(f"kind: this cluster does not serve {info.cr_kind} ({info.group}).", field="kind")
         return info
 
     def ref(self, kind: JobKind, name: str) -> Ref:
@@ -163,7 +231,7 @@ class JobOps:
 
     # -- request preparation (shared by the fit check and submit) --------------------------------------------
     def prepare(self, request: JobRequest) -> tuple[list[dict[str, Any]], BuildContext]:
-        """Validate and build; raises a 400 naming every bad field."""
+        """Validate and build; raises Invalid naming every bad field."""
         self._served(request.kind)
         known = self.known_accelerators()
         profile_dict = None
@@ -172,12 +240,12 @@ class JobOps:
             profile_dict, err = self._profile(request)
             if err:
                 errors.append(err)
-        default_image = self.app.accel_config.default_images.get(request.kind.value)
+        default_image = self.settings.default_images.get(request.kind.value)
         errors += validate_job_request(
             request, known_accelerators=known, profile=profile_dict, default_image=default_image
         )
         queue = (
-            default_queue_name(self.hub.items("localqueues"), self.app.accel_config.default_queue)
+            default_queue_name(self.hub.items("localqueues"), self.settings.default_queue)
             if self.hub.readable("localqueues")
             else None
         )
@@ -197,7 +265,7 @@ class JobOps:
             namespace=self.namespace,
             image=default_image,
             queue=queue,
-            workbench=self.app.workbench_prefix(),
+            workbench=self.settings.workbench_prefix,
             known_accelerators=known,
             profile=profile_dict,
             name_suffix=secrets.token_hex(3)[:5],
@@ -205,11 +273,11 @@ class JobOps:
         try:
             return build_objects(request, ctx), ctx
         except ValueError as exc:
-            raise ApiError(400, str(exc), reason="Invalid request") from None
+            raise Invalid(str(exc)) from None
 
     def _profile(self, request: JobRequest) -> tuple[dict[str, Any] | None, FieldError | None]:
         profiles = list_profiles(
-            self.hub.items("hardwareprofiles"), self.hub.items("acceleratorprofiles"), registry=self.app.registry
+            self.hub.items("hardwareprofiles"), self.hub.items("acceleratorprofiles"), registry=self.registry
         )
         match = next((p for p in profiles if p.name == request.hardware_profile), None)
         if match is None:
@@ -246,45 +314,44 @@ class JobOps:
             cohorts=self.hub.items("cohorts") if self.hub.readable("cohorts") else None,
             resource_flavors=self.hub.items("resourceflavors") if self.hub.readable("resourceflavors") else None,
             pending=pending,
-            registry=self.app.registry,
+            registry=self.registry,
         )
 
     # -- writes (blocking) -----------------------------------------------------------------------------------
     def submit(self, request: JobRequest) -> tuple[SubmitResponse, int]:
-        if self.app.accel_config.read_only:
-            raise ApiError(403, "Launching jobs is switched off on this server (read-only).", reason="Read-only")
+        if self.settings.read_only:
+            raise ReadOnly("Launching jobs is switched off on this server (read-only).")
         objects, _ = self.prepare(request)
-        api = self.hub.api
         existing = self._by_request_id(request)
         if existing is not None:
             return SubmitResponse(job=self._fresh_view(existing), created=False), 200
         job, extra = objects[0], objects[1:]
         try:
             for obj in objects:  # the API server's own validation first: nothing is created on a bad spec
-                writes.create(api, obj, self.namespace, dry_run=True, timeout=self.timeout)
-            created = writes.create(api, job, self.namespace, timeout=self.timeout)
+                self.writer.create(obj, self.namespace, dry_run=True)
+            created = self.writer.create(job, self.namespace)
         except WriteError as exc:
             if exc.status == 409 and request.client_request_id:
                 found = self._by_request_id(request)
                 if found is not None:
                     return SubmitResponse(job=self._fresh_view(found), created=False), 200
-            raise _from_write(exc, job) from None
+            raise refusal(exc, job) from None
         names = [f"{job['kind']}/{created['metadata']['name']}"]
         try:
             for obj in extra:  # e.g. the script ConfigMap, owned by the job so deleting the job removes it
-                out = writes.create(api, with_owner(obj, created), self.namespace, timeout=self.timeout)
+                out = self.writer.create(with_owner(obj, created), self.namespace)
                 names.append(f"{obj['kind']}/{out['metadata']['name']}")
         except WriteError as exc:
             # both or neither: the job goes again when its ConfigMap could not be made
             self._roll_back(created)
-            raise _from_write(exc, extra[0]) from None
+            raise refusal(exc, extra[0]) from None
         return SubmitResponse(job=self._fresh_view(created), created=True, objects=names), 201
 
     def _roll_back(self, created: dict[str, Any], tries: int = 4) -> None:
         ref = Ref.of(created, self.namespace)
         for attempt in range(tries):
             try:
-                writes.delete(self.hub.api, ref, timeout=self.timeout)
+                self.writer.delete(ref)
                 return
             except WriteError as exc:
                 if exc.status == 404:
@@ -303,9 +370,7 @@ class JobOps:
                 return self._typed(info, obj)
         # the cache may lag a create by a few milliseconds: ask the API server by label
         ref = Ref(info.group, self.hub.version(info.group) or "", info.plural, self.namespace, "")
-        items = writes.list_objects(
-            self.hub.api, ref, f"{L.REQUEST_ID}={request.client_request_id}", timeout=self.timeout
-        )
+        items = self.writer.list_objects(ref, f"{L.REQUEST_ID}={request.client_request_id}")
         return self._typed(info, items[0]) if items else None
 
     def _fresh_view(self, obj: dict[str, Any]) -> JobView:
@@ -316,7 +381,7 @@ class JobOps:
     def delete(self, kind: JobKind, name: str) -> None:
         self._writable()
         self.cached(kind, name)
-        writes.delete(self.hub.api, self.ref(kind, name), timeout=self.timeout)
+        self.writer.delete(self.ref(kind, name))
 
     def set_suspended(self, kind: JobKind, name: str, suspend: bool) -> JobView:
         """Kueue's stop / resume: deactivate the Workload when there is one, else suspend the job itself."""
@@ -333,21 +398,19 @@ class JobOps:
                 wl["metadata"]["name"],
             )
             try:
-                writes.merge_patch(self.hub.api, wl_ref, {"spec": {"active": not suspend}}, timeout=self.timeout)
+                self.writer.merge_patch(wl_ref, {"spec": {"active": not suspend}})
                 done = True
             except WriteError as exc:
                 if exc.status == 403:  # Kueue reverts a suspend of the job itself, so there is no fallback
-                    raise ApiError(
-                        403,
+                    raise NotVisible(
                         f"not visible to your account: {'suspending' if suspend else 'resuming'} "
                         f"a queued job is Kueue's stop / resume of its Workload, and your account may "
-                        f"not patch Workloads in {self.namespace}.",
-                        reason="Forbidden",
+                        f"not patch Workloads in {self.namespace}."
                     ) from None
                 raise
         if not done:
             patch = spec_for(kind).suspend_patch(suspend)
-            writes.merge_patch(self.hub.api, self.ref(kind, name), patch, timeout=self.timeout)
+            self.writer.merge_patch(self.ref(kind, name), patch)
         return self._fresh_view(self.cached(kind, name))
 
     def cleanup(self, older_than: int, scope: str, dry_run: bool) -> CleanupResponse:
@@ -363,12 +426,12 @@ class JobOps:
                 doomed.append(view)
         if not dry_run:
             for v in doomed:
-                writes.delete(self.hub.api, self.ref(v.kind, v.name), timeout=self.timeout)
+                self.writer.delete(self.ref(v.kind, v.name))
         return CleanupResponse(deleted=[f"{v.kind.value}/{v.name}" for v in doomed], dry_run=dry_run)
 
     def _writable(self) -> None:
-        if self.app.accel_config.read_only:
-            raise ApiError(403, "Controlling jobs is switched off on this server (read-only).", reason="Read-only")
+        if self.settings.read_only:
+            raise ReadOnly("Controlling jobs is switched off on this server (read-only).")
 
 
 def _mine(obj: dict[str, Any], workbench: str | None) -> bool:
@@ -388,29 +451,24 @@ def _parse_time(text: str | None) -> datetime | None:
         return None
 
 
-def _from_write(exc: WriteError, obj: dict[str, Any]) -> ApiError:
-    """The API server's refusal as our error: 409 for a name clash, 400 with fields for an invalid spec."""
+def refusal(exc: WriteError, obj: Mapping[str, Any]) -> Exception:
+    """The API server's refusal in the service's words: a name clash, an invalid spec with its fields, a refused
+    permission, an admission webhook that is down; anything else as Kubernetes said it."""
     name = (obj.get("metadata") or {}).get("name")
     if exc.status == 409:
-        return ApiError(
-            409,
+        return Conflict(
             f"name: a {obj.get('kind')} named {name!r} already exists in this namespace; "
             "choose another name or delete the old one.",
-            reason="Conflict",
             field="name",
         )
     if exc.status in (400, 422):
         errors = [FieldError(field=c["field"] or "(object)", message=c["message"]) for c in exc.causes]
         errors = errors or [FieldError(field="(object)", message=exc.message)]
-        return ApiError(
-            400,
-            f"The API server refused the {obj.get('kind')}: {exc.message}",
-            reason="Invalid request",
-            field=errors[0].field,
-            errors=errors,
+        return Invalid(
+            f"The API server refused the {obj.get('kind')}: {exc.message}", field=errors[0].field, errors=errors
         )
     if exc.status == 403:
-        return ApiError(403, f"not visible to your account: {exc.message}", reason="Forbidden")
+        return NotVisible(f"not visible to your account: {exc.message}")
     hook = _webhook_not_answering(exc)
     if hook is not None:
         who = (
@@ -418,15 +476,14 @@ def _from_write(exc: WriteError, obj: dict[str, Any]) -> ApiError:
             if _is_kueue_hook(hook, exc.message)
             else f"The admission webhook {hook} is not answering"
         )
-        return ApiError(
-            503,
+        return Unavailable(
             f"{who}: the API server could not call its admission webhook {hook}, so the {obj.get('kind')} was not "
             "submitted and nothing was created. Try again in a minute; if it persists, ask the cluster admin "
             "whether it runs.",
             reason="Webhook unavailable",
-            headers={"Retry-After": "30"},
+            retry_after=30,
         )
-    return ApiError(502, f"The API server answered {exc.status}: {exc.message}", reason="Kubernetes error")
+    return Upstream(f"The API server answered {exc.status}: {exc.message}")
 
 
 _WEBHOOK = re.compile(r'failed calling webhook "([^"]+)"')

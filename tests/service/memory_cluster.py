@@ -1,0 +1,98 @@
+"""An in-memory cluster of plain dicts for service tests: the caches the jobs service reads and a writer that
+stores into them, as the API server and the informers would. No Kubernetes client, no network."""
+
+from __future__ import annotations
+
+import copy
+import itertools
+from dataclasses import dataclass, field
+from typing import Any
+
+from jupyter_accel.cluster.writes import PLURALS, Ref, WriteError
+
+VERSIONS = {"ray.io": "v1", "kubeflow.org": "v1", "trainer.kubeflow.org": "v1alpha1", "kueue.x-k8s.io": "v1beta2"}
+
+
+@dataclass
+class MemoryHub:
+    namespace: str = "team-a"
+    caches: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    unreadable: set[str] = field(default_factory=set)
+    pending: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+
+    @property
+    def informers(self) -> dict[str, list[dict[str, Any]]]:
+        return self.caches
+
+    def items(self, key: str) -> list[dict[str, Any]]:
+        return [] if key in self.unreadable else list(self.caches.get(key, []))
+
+    def get(self, key: str, name: str, namespace: str | None = None) -> dict[str, Any] | None:
+        for obj in self.items(key):
+            meta = obj.get("metadata") or {}
+            if meta.get("name") == name and (namespace is None or meta.get("namespace") in (None, namespace)):
+                return obj
+        return None
+
+    def readable(self, key: str) -> bool:
+        return key in self.caches and key not in self.unreadable
+
+    def version(self, group: str) -> str | None:
+        return VERSIONS.get(group)
+
+
+@dataclass
+class MemoryWriter:
+    """Creates, patches and deletes in the hub's caches; `refuse[kind]` makes writes of that kind fail."""
+
+    hub: MemoryHub
+    refuse: dict[str, WriteError] = field(default_factory=dict)
+    calls: list[tuple[str, str, str]] = field(default_factory=list)  # (verb, kind or plural, name)
+    _uids: itertools.count = field(default_factory=lambda: itertools.count(1))
+
+    def create(self, obj: dict[str, Any], namespace: str, *, dry_run: bool = False) -> dict[str, Any]:
+        kind, name = obj["kind"], obj["metadata"]["name"]
+        self.calls.append(("create-dry-run" if dry_run else "create", kind, name))
+        if kind in self.refuse:
+            raise self.refuse[kind]
+        key = PLURALS[kind]
+        if self.hub.get(key, name, namespace) is not None:
+            raise WriteError(409, f'{key} "{name}" already exists', reason="AlreadyExists")
+        stored = copy.deepcopy(obj)
+        stored["metadata"] = {**stored["metadata"], "namespace": namespace, "uid": f"uid-{next(self._uids)}"}
+        stored["metadata"].setdefault("creationTimestamp", "2026-12-04T10:00:00Z")
+        if not dry_run:
+            self.hub.caches.setdefault(key, []).append(stored)
+        return stored
+
+    def merge_patch(self, ref: Ref, patch: dict[str, Any]) -> dict[str, Any]:
+        self.calls.append(("patch", ref.plural, ref.name))
+        obj = self.hub.get(ref.plural, ref.name, ref.namespace)
+        if obj is None:
+            raise WriteError(404, "not found", reason="NotFound")
+        _merge(obj, patch)
+        return obj
+
+    def delete(self, ref: Ref) -> None:
+        self.calls.append(("delete", ref.plural, ref.name))
+        items = self.hub.caches.get(ref.plural, [])
+        self.hub.caches[ref.plural] = [o for o in items if o["metadata"]["name"] != ref.name]
+
+    def list_objects(self, ref: Ref, label_selector: str) -> list[dict[str, Any]]:
+        wanted = dict(term.split("=", 1) for term in label_selector.split(","))
+        return [
+            o
+            for o in self.hub.items(ref.plural)
+            if all(((o["metadata"].get("labels") or {}).get(k)) == v for k, v in wanted.items())
+        ]
+
+
+def _merge(target: dict[str, Any], patch: dict[str, Any]) -> None:
+    """RFC 7386 merge patch."""
+    for key, value in patch.items():
+        if value is None:
+            target.pop(key, None)
+        elif isinstance(value, dict) and isinstance(target.get(key), dict):
+            _merge(target[key], value)
+        else:
+            target[key] = copy.deepcopy(value)

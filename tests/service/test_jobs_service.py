@@ -1,0 +1,208 @@
+"""The jobs service without a cluster: idempotent submit, queue checks, rollback, controls and refusals, against
+an in-memory hub of plain dicts (the cluster tests cover the same paths against the real API server)."""
+
+from __future__ import annotations
+
+import pytest
+from memory_cluster import MemoryHub, MemoryWriter
+
+from jupyter_accel.api.base import http_error
+from jupyter_accel.cluster.writes import WriteError
+from jupyter_accel.domain.accelerators import AcceleratorRegistry
+from jupyter_accel.models import JobKind, JobRequest, JobStatus
+from jupyter_accel.services import errors
+from jupyter_accel.services.jobs import JobSettings, JobsService
+
+IMAGES = {k.value: "runtime:1" for k in JobKind}
+GPU_NODE = {
+    "metadata": {"name": "gpu-1", "labels": {}},
+    "status": {"allocatable": {"cpu": "32", "memory": "128Gi", "nvidia.com/gpu": "8"}},
+}
+
+
+def cluster(**settings) -> tuple[MemoryHub, MemoryWriter, JobsService]:
+    hub = MemoryHub()
+    for key in ("rayclusters", "rayjobs", "pytorchjobs", "trainjobs", "pods", "events", "workloads", "nodes"):
+        hub.caches[key] = []
+    hub.caches["nodes"] = [GPU_NODE]
+    hub.caches["localqueues"] = [{"metadata": {"name": "default", "namespace": "team-a"}, "spec": {}}]
+    writer = MemoryWriter(hub)
+    service = JobsService(
+        hub, writer, AcceleratorRegistry(), JobSettings(default_images=IMAGES, workbench_prefix="wb", **settings)
+    )
+    return hub, writer, service
+
+
+def pytorch(**fields) -> JobRequest:
+    return JobRequest.model_validate({"kind": "pytorch", "command": ["python", "-c", "print(1)"], **fields})
+
+
+def test_submit_creates_the_job_and_a_retry_with_the_same_request_id_creates_nothing():
+    hub, writer, service = cluster()
+    first, status = service.submit(pytorch(client_request_id="abc-1"))
+    assert (status, first.created, first.job.kind) == (201, True, JobKind.pytorch)
+    assert [o["metadata"]["name"] for o in hub.caches["pytorchjobs"]] == [first.job.name]
+    assert hub.caches["pytorchjobs"][0]["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] == "default"
+    again, status = service.submit(pytorch(client_request_id="abc-1"))
+    assert (status, again.created, again.job.name) == (200, False, first.job.name)
+    assert len(hub.caches["pytorchjobs"]) == 1
+    assert [c[0] for c in writer.calls].count("create") == 1
+
+
+def test_a_queue_that_does_not_exist_is_refused_naming_the_allowed_ones_and_nothing_is_written():
+    _hub, writer, service = cluster()
+    with pytest.raises(errors.Invalid) as refused:
+        service.submit(pytorch(queue="gold"))
+    assert refused.value.field == "queue"
+    assert "allowed: default" in refused.value.errors[0].message
+    assert writer.calls == []
+    assert http_error(refused.value).status_code == 400
+
+
+def test_the_job_is_rolled_back_when_its_script_configmap_cannot_be_made():
+    hub, writer, service = cluster()
+    writer.refuse["ConfigMap"] = WriteError(422, "ConfigMap is invalid", [{"field": "data", "message": "too big"}])
+    request = JobRequest.model_validate({"kind": "pytorch", "script": {"text": "print(1)"}})
+    with pytest.raises(errors.Invalid) as refused:
+        service.submit(request)
+    assert refused.value.errors[0].field == "data"
+    # the dry run of the ConfigMap comes first, so the job is never created at all
+    assert hub.caches["pytorchjobs"] == []
+    assert [c for c in writer.calls if c[0] == "create"] == []
+
+
+def test_a_configmap_refused_after_the_job_was_created_takes_the_job_with_it():
+    hub, writer, service = cluster()
+
+    class RefuseRealCreate(MemoryWriter):
+        def create(self, obj, namespace, *, dry_run=False):
+            if obj["kind"] == "ConfigMap" and not dry_run:
+                raise WriteError(500, "etcdserver: request timed out")
+            return super().create(obj, namespace, dry_run=dry_run)
+
+    writer = RefuseRealCreate(hub)
+    service = JobsService(hub, writer, AcceleratorRegistry(), JobSettings(default_images=IMAGES))
+    request = JobRequest.model_validate({"kind": "pytorch", "script": {"text": "print(1)"}})
+    with pytest.raises(errors.Upstream):
+        service.submit(request)
+    assert hub.caches["pytorchjobs"] == []
+    assert [c[0] for c in writer.calls][-1] == "delete"
+
+
+def test_a_name_clash_is_a_conflict_on_the_name_field():
+    _hub, _writer, service = cluster()
+    service.submit(pytorch(name="train-1"))
+    with pytest.raises(errors.Conflict) as refused:
+        service.submit(pytorch(name="train-1"))
+    assert (refused.value.field, http_error(refused.value).status_code) == ("name", 409)
+
+
+def test_read_only_refuses_writes_before_anything_is_built():
+    _hub, writer, service = cluster(read_only=True)
+    with pytest.raises(errors.ReadOnly):
+        service.submit(pytorch())
+    assert writer.calls == []
+    assert http_error(errors.ReadOnly("x")).status_code == 403
+
+
+def test_suspend_deactivates_the_workload_when_there_is_one_else_patches_the_job_as_its_operator_wants():
+    hub, writer, service = cluster()
+    created, _ = service.submit(pytorch(name="train-1"))
+    service.set_suspended(JobKind.pytorch, "train-1", True)
+    assert hub.caches["pytorchjobs"][0]["spec"]["runPolicy"]["suspend"] is True
+    uid = hub.caches["pytorchjobs"][0]["metadata"]["uid"]
+    hub.caches["workloads"] = [
+        {
+            "metadata": {
+                "name": "pytorchjob-train-1-abcde",
+                "namespace": "team-a",
+                "labels": {"kueue.x-k8s.io/job-uid": uid},
+                "ownerReferences": [{"kind": "PyTorchJob", "name": "train-1", "uid": uid}],
+            },
+            "spec": {"active": True, "queueName": "default"},
+        }
+    ]
+    view = service.set_suspended(JobKind.pytorch, "train-1", False)
+    assert hub.caches["workloads"][0]["spec"]["active"] is True
+    assert writer.calls[-1] == ("patch", "workloads", "pytorchjob-train-1-abcde")
+    service.set_suspended(JobKind.pytorch, "train-1", True)
+    assert hub.caches["workloads"][0]["spec"]["active"] is False
+    assert view.name == created.job.name
+
+
+def test_a_refused_workload_patch_is_not_visible_to_your_account():
+    hub, _writer, service = cluster()
+    service.submit(pytorch(name="train-1"))
+    uid = hub.caches["pytorchjobs"][0]["metadata"]["uid"]
+    hub.caches["workloads"] = [
+        {
+            "metadata": {"name": "wl", "namespace": "team-a", "labels": {"kueue.x-k8s.io/job-uid": uid}},
+            "spec": {"active": True},
+        }
+    ]
+
+    class NoPatch(MemoryWriter):
+        def merge_patch(self, ref, patch):
+            raise WriteError(403, "workloads is forbidden")
+
+    service = JobsService(hub, NoPatch(hub), AcceleratorRegistry(), JobSettings(default_images=IMAGES))
+    with pytest.raises(errors.NotVisible) as refused:
+        service.set_suspended(JobKind.pytorch, "train-1", True)
+    assert refused.value.message.startswith("not visible to your account")
+
+
+def test_logs_and_dashboards_say_why_there_is_nothing():
+    hub, _writer, service = cluster()
+    service.submit(pytorch(name="train-1"))
+    with pytest.raises(errors.NotFound, match="has no pods yet"):
+        service.log_pod(JobKind.pytorch, "train-1")
+    hub.caches["pytorchjobs"][0]["status"] = {"conditions": [{"type": "Succeeded", "status": "True"}]}
+    with pytest.raises(errors.NotFound, match="has ended"):
+        service.log_pod(JobKind.pytorch, "train-1")
+    master = {
+        "metadata": {
+            "name": "train-1-master-0",
+            "namespace": "team-a",
+            "labels": {"training.kubeflow.org/job-name": "train-1", "training.kubeflow.org/replica-type": "master"},
+        }
+    }
+    hub.caches["pods"] = [master]
+    assert service.log_pod(JobKind.pytorch, "train-1") == "train-1-master-0"
+    with pytest.raises(errors.Invalid, match="not a pod of train-1"):
+        service.log_pod(JobKind.pytorch, "train-1", "someone-else")
+    with pytest.raises(errors.Invalid, match="only ray-cluster and ray-job have a Ray dashboard"):
+        service.dashboard_target(JobKind.pytorch, "train-1", "")
+    with pytest.raises(errors.NotFound):
+        service.detail(JobKind.ray_cluster, "nope")
+
+
+def test_the_dashboard_of_a_ray_cluster_is_its_head_service_proxy():
+    _hub, _writer, service = cluster()
+    service.submit(JobRequest.model_validate({"kind": "ray-cluster", "name": "ray-1"}))
+    cluster_name, path = service.dashboard_target(JobKind.ray_cluster, "ray-1", "api/version")
+    assert cluster_name == "ray-1"
+    assert path == "/api/v1/namespaces/team-a/services/ray-1-head-svc:dashboard/proxy/api/version"
+    assert service.detail(JobKind.ray_cluster, "ray-1").dashboard_path == "/accel/v1/jobs/ray-cluster/ray-1/dashboard/"
+
+
+def test_a_kind_the_account_cannot_list_is_reported_not_visible_and_the_rest_listed():
+    hub, _writer, service = cluster()
+    service.submit(pytorch(name="train-1"))
+    hub.unreadable.add("rayjobs")
+    listed = service.list_jobs("namespace")
+    assert [j.name for j in listed.jobs] == ["train-1"]
+    assert listed.jobs[0].status in (JobStatus.starting, JobStatus.queued)
+    assert listed.visibility["ray-job"].visible is False
+    assert listed.visibility["ray-job"].message == "not visible to your account"
+    with pytest.raises(errors.Invalid) as refused:
+        service.list_jobs("everyone")
+    assert refused.value.field == "scope"
+
+
+def test_a_kind_the_cluster_does_not_serve_is_refused_on_the_kind_field():
+    hub, _writer, service = cluster()
+    del hub.caches["trainjobs"]
+    with pytest.raises(errors.Invalid) as refused:
+        service.submit(JobRequest.model_validate({"kind": "trainjob", "command": ["true"]}))
+    assert refused.value.field == "kind"
+    assert "does not serve TrainJob" in refused.value.message
