@@ -17,6 +17,7 @@ from ..models.fit import FitResponse, FitVerdict, PendingAhead, QuotaHeadroom, R
 from .accelerators import AcceleratorRegistry
 from .inventory import NOT_VISIBLE, allocated_by_node, node_quantities
 from .objects import has_true
+from .presentation import verdict_look
 from .queues import cohort_of, flavor_order, headroom
 from .resources import PodDemand, format_quantity, parse_quantity, to_number
 from .scheduling import flavor_matches, is_node_ready, is_node_unschedulable, placement_problems
@@ -383,7 +384,7 @@ def check_fit(
 
     if quota_never or node_never:
         verdict = FitVerdict.never_fits
-        message = "Can never fit: " + "; ".join(dict.fromkeys(quota_never + node_never))
+        message = verdict_look(FitVerdict.never_fits)[0] + ": " + "; ".join(dict.fromkeys(quota_never + node_never))
     elif quota_short or nodes_short or (strict and ahead) or stopped:
         verdict = FitVerdict.must_queue
         parts = list(stopped)
@@ -405,7 +406,7 @@ def check_fit(
                 f"free nodes can take {r.placeable_now} of {r.count} {r.role} pods now (largest free: "
                 f"{format_quantity(res, parse_quantity(biggest))} {res})"
             )
-        message = "Must queue: " + "; ".join(parts)
+        message = verdict_look(FitVerdict.must_queue)[0] + ": " + "; ".join(parts)
     else:
         verdict = FitVerdict.fits_now
         bits = []
@@ -418,15 +419,18 @@ def check_fit(
                 f"in flavor {q.flavor}, quota {format_quantity(q.resource, parse_quantity(q.reserved))}/"
                 f"{format_quantity(q.resource, parse_quantity(q.nominal))} used"
             )
-        message = "Fits now" + (": " + ", ".join(bits) if bits else "")
+        message = verdict_look(FitVerdict.fits_now)[0] + (": " + ", ".join(bits) if bits else "")
         if ahead:
             message += f"; {len(ahead)} workload{'s' if len(ahead) != 1 else ''} pending ahead may go first"
     if verdict != FitVerdict.never_fits and not quota_vis.visible and local_queue is not None:
         message += " (quota not visible to your account)"
     if verdict != FitVerdict.never_fits and nodes is None:
         message += " (nodes not visible to your account)"
+    label, tone = verdict_look(verdict)
     return FitResponse(
         verdict=verdict,
+        label=label,
+        tone=tone,
         message=message,
         local_queue=lq_name,
         cluster_queue=cq_name,

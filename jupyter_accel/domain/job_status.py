@@ -21,6 +21,7 @@ from .objects import condition as _cond
 from .objects import field as _get
 from .objects import is_true as _is_true
 from .objects import sentence as _sentence
+from .presentation import job_display
 from .resources import pod_requests
 
 # Plain-language lines for Workload QuotaReserved=False reasons (Kueue v1beta2; granular ones behind the
@@ -316,10 +317,12 @@ def job_view(
     position: int | None = None,
     known_accelerators: Sequence[str] | None = None,
     events: Sequence[Mapping[str, Any]] = (),
+    writable: bool = True,
 ) -> JobView:
     """The JobView of a job CR. `pods`: its pods (select_pods); `position`: from the visibility API.
 
     known_accelerators None counts every resource besides cpu/memory/ephemeral-storage/hugepages as one.
+    writable False (a read-only server): the display offers no actions.
     """
     spec = _spec(obj)
     meta = obj.get("metadata") or {}
@@ -339,6 +342,7 @@ def job_view(
         workbench=(meta.get("annotations") or {}).get(L.WORKBENCH_PREFIX) or labels.get(L.WORKBENCH),
         status=status,
         reason=reason,
+        display=job_display(status, reason, position, writable=writable),
         queue=labels.get(L.QUEUE_NAME) or wl_spec.get("queueName"),
         cluster_queue=_get(workload, "status", "admission", "clusterQueue"),
         workload=_get(workload, "metadata", "name"),

@@ -24,6 +24,7 @@ from ..models.workloads import (
 )
 from .labels import JOB_UID
 from .objects import condition, has_true
+from .presentation import place_in_line
 from .queues import NOT_VISIBLE, headroom
 from .resources import format_quantity, parse_quantity, pod_requests, to_number
 
@@ -229,9 +230,9 @@ def describe(
     qr = condition(wl, "QuotaReserved")
     pos = ""
     if position and position[0] is not None:
-        pos = f"; position {position[0] + 1} in LocalQueue {spec.get('queueName')}"
+        pos = f"; {place_in_line(position[0])} in LocalQueue {spec.get('queueName')}"
     elif position and position[1] is not None:
-        pos = f"; position {position[1] + 1} in {where}"
+        pos = f"; {place_in_line(position[1])} in {where}"
     if qr is None:
         return WorkloadState.pending, None, f"Waiting to be evaluated by Kueue{pos}"
     reason, msg = qr.get("reason"), qr.get("message") or ""

@@ -21,6 +21,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "base": (
         "ErrorResponse",
         "FieldError",
+        "Tone",
         "Visibility",
         "Wire",
     ),
@@ -65,6 +66,8 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "JobRequest",
         "JobScript",
         "JobsResponse",
+        "JobAction",
+        "JobDisplay",
         "JobStatus",
         "JobView",
         "PodSummary",

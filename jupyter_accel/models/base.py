@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from enum import StrEnum
+
 from pydantic import BaseModel, ConfigDict, Field
 
 
@@ -31,3 +33,13 @@ class Visibility(Wire):
 
     visible: bool = True
     message: str | None = None
+
+
+class Tone(StrEnum):
+    """How a state reads, for its colour: every front-end shows the tone the server gives."""
+
+    ok = "ok"
+    info = "info"
+    warn = "warn"
+    error = "error"
+    neutral = "neutral"

@@ -6,7 +6,7 @@ from enum import StrEnum
 
 from pydantic import Field
 
-from .base import Visibility, Wire
+from .base import Tone, Visibility, Wire
 
 
 class FitVerdict(StrEnum):
@@ -63,6 +63,8 @@ class PendingAhead(Wire):
 
 class FitResponse(Wire):
     verdict: FitVerdict
+    label: str = Field(description="The verdict as people read it, e.g. 'Can never fit'.")
+    tone: Tone
     message: str = Field(description="One plain-language verdict sentence.")
     local_queue: str | None = None
     cluster_queue: str | None = None

@@ -12,7 +12,7 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, BeforeValidator, Field, WithJsonSchema
 
-from .base import Visibility, Wire
+from .base import Tone, Visibility, Wire
 
 # Job names end up in Service and pod host names (`<job>-head-svc`, `<rayjob>-xxxxx-head-svc`, `<job>-worker-63`),
 # which are DNS-1035 labels of <= 63 characters; 47 leaves room for the longest suffix an operator appends.
@@ -213,6 +213,23 @@ class JobStatus(StrEnum):
     deleting = "Deleting"  # deletionTimestamp set
 
 
+class JobAction(StrEnum):
+    suspend = "suspend"
+    resume = "resume"
+    delete = "delete"
+
+
+class JobDisplay(Wire):
+    """How every front-end shows a job's state, decided once on the server (domain/presentation.py)."""
+
+    label: str = Field(description="The status as people read it, e.g. 'Queued'.")
+    tone: Tone
+    sentence: str = Field(description="One sentence on why it is in this state (the reason, or the state's own).")
+    place: str | None = Field(None, description="Its place in line when queued, e.g. '1st in line'.")
+    finished: bool = Field(description="It has ended (succeeded or failed); its logs no longer grow.")
+    actions: list[JobAction] = Field(description="What a user may do to it now (a read-only server offers none).")
+
+
 class PodSummary(Wire):
     name: str
     role: str | None = Field(None, description="head / worker / submitter / master / node (replicated job).")
@@ -234,6 +251,7 @@ class JobView(Wire):
     workbench: str | None = Field(None, description="The workbench it was launched from (NB_PREFIX).")
     status: JobStatus
     reason: str | None = Field(None, description="One sentence on why it is in this state.")
+    display: JobDisplay = Field(description="Label, tone, sentence, place in line and actions, for every front-end.")
     queue: str | None = None
     cluster_queue: str | None = None
     workload: str | None = Field(None, description="Name of its Kueue Workload, when there is one.")

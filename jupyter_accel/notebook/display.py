@@ -12,36 +12,34 @@ from dataclasses import dataclass, field
 from typing import Any
 
 DASH = "—"
+# Tones of the states the server sends without one (connection, workload, pod phase); job statuses and fit
+# verdicts carry the server's own tone (display.tone, tone), one of the first five keys.
 _TONES = {
+    "ok": "good",
+    "info": "info",
+    "warn": "warn",
+    "error": "bad",
+    "neutral": "",
     "Running": "good",
     "Succeeded": "good",
-    "fits_now": "good",
     "connected": "good",
     "running": "good",
     "admitted": "good",
     "succeeded": "good",
-    "Queued": "warn",
-    "Suspended": "warn",
-    "Starting": "warn",
-    "Admitted": "warn",
-    "Deleting": "warn",
-    "must_queue": "warn",
     "not_configured": "warn",
     "pending": "warn",
     "quota_reserved": "warn",
     "inactive": "warn",
     "evicted": "warn",
     "Failed": "bad",
-    "never_fits": "bad",
-    "error": "bad",
     "failed": "bad",
 }
 _COLOURS = {
     "good": "var(--jp-success-color1, #388e3c)",
+    "info": "var(--jp-info-color1, #0288d1)",
     "warn": "var(--jp-warn-color1, #f57c00)",
     "bad": "var(--jp-error-color1, #d32f2f)",
 }
-VERDICTS = {"fits_now": "Fits now", "must_queue": "Must queue", "never_fits": "Can never fit"}
 
 
 # -- blocks ---------------------------------------------------------------------------------------------------
@@ -319,8 +317,7 @@ def _workloads(m: Any) -> list[Block]:
 
 
 def _fit(m: Any) -> list[Block]:
-    verdict = _enum(m.verdict)
-    out: list[Block] = [Heading(VERDICTS.get(verdict, verdict), tone_of=verdict), Para(m.message)]
+    out: list[Block] = [Heading(m.label, tone_of=_enum(m.tone)), Para(m.message)]
     if m.local_queue or m.cluster_queue:
         out.append(Para(f"Queue {_opt(m.local_queue)} → {_opt(m.cluster_queue)}", muted=True))
     if m.quota:
@@ -406,10 +403,10 @@ def _jobs(m: Any) -> list[Block]:
         [
             _enum(j.kind),
             j.name,
-            Status(_enum(j.status)),
-            _opt(j.reason),
+            Status(_enum(j.display.tone), j.display.label),
+            j.display.sentence,
             _opt(j.queue),
-            _opt(j.position),
+            _opt(j.display.place),
             _gpus(j),
             _opt(j.created),
         ]
@@ -417,7 +414,7 @@ def _jobs(m: Any) -> list[Block]:
     ]
     out.append(
         Table(
-            ["kind", "name", "status", "reason", "queue", "position", "accelerators held/asked", "created"],
+            ["kind", "name", "status", "reason", "queue", "in line", "accelerators held/asked", "created"],
             rows,
             empty="No jobs.",
         )
@@ -426,13 +423,13 @@ def _jobs(m: Any) -> list[Block]:
 
 
 def _job(j: Any) -> list[Block]:
-    status = _enum(j.status)
-    out: list[Block] = [Heading(f"{_enum(j.kind)} {j.name}: {status}", tone_of=status)]
-    if j.reason:
-        out.append(Para(j.reason))
+    out: list[Block] = [
+        Heading(f"{_enum(j.kind)} {j.name}: {j.display.label}", tone_of=_enum(j.display.tone)),
+        Para(j.display.sentence),
+    ]
     facts = [f"namespace {j.namespace}", f"queue {_opt(j.queue)}"]
-    if j.position is not None:
-        facts.append(f"position {j.position}")
+    if j.display.place:
+        facts.append(j.display.place)
     if j.accelerators_requested or j.accelerators:
         facts.append(f"accelerators {_gpus(j)}")
     out.append(Para(", ".join(facts), muted=True))

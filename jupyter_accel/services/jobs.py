@@ -126,6 +126,7 @@ class JobsService:
             pods=select_pods(obj, pods),
             position=pos,
             known_accelerators=known,
+            writable=not self.settings.read_only,
             events=events.get((obj.get("kind") or "", obj["metadata"]["name"]), []),
         )
 

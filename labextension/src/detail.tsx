@@ -11,14 +11,7 @@ import { fetchJobDetail, JobDetail, JobKind, JobView } from './api';
 import { ClusterModel } from './cluster';
 import { chipIcon } from './icons';
 import { LogBuffer, streamLogs } from './logs';
-import {
-  acceleratorsText,
-  formatAge,
-  kindLabel,
-  queuePosition,
-  isFinished,
-  reasonSentence
-} from './present';
+import { acceleratorsText, formatAge, kindLabel } from './present';
 import { StatusBadge } from './views';
 
 export interface IJobRef {
@@ -128,7 +121,7 @@ export function JobDetailView(props: {
     );
   }
   const job = detail.job;
-  const position = queuePosition(job);
+  const position = job.display.place;
   const dashboard = detail.dashboard_path
     ? new URL(detail.dashboard_path, props.settings.baseUrl).href
     : null;
@@ -145,7 +138,7 @@ export function JobDetailView(props: {
           aria-label="Job status"
           data-status={job.status}
         >
-          <StatusBadge status={job.status} /> {reasonSentence(job)}
+          <StatusBadge job={job} /> {job.display.sentence}
           {position && <span> · {position}</span>}
         </div>
         {error && (
@@ -255,7 +248,7 @@ export function JobDetailView(props: {
         settings={props.settings}
         jobRef={jobRef}
         pods={(job.pods ?? []).map(p => p.name)}
-        live={!isFinished(job.status)}
+        live={!job.display.finished}
       />
     </div>
   );

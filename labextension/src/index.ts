@@ -35,7 +35,7 @@ import { createJobDetail, detailId, IJobRef } from './detail';
 import { chipIcon } from './icons';
 import { AccelModel, DEFAULT_TIMING } from './model';
 import { AccelPanel } from './panel';
-import { kindLabel, reasonSentence } from './present';
+import { kindLabel } from './present';
 import { ChangeStream } from './sse';
 import {
   COMMAND_CATEGORY,
@@ -141,7 +141,7 @@ const plugin: JupyterFrontEndPlugin<AccelModel> = {
 
     cluster.jobTransitions.connect((_, transitions) => {
       for (const t of transitions) {
-        const text = `${kindLabel(t.job.kind)} ${t.job.name} ${NOTE_TEXT[t.category]}: ${reasonSentence(t.job)}`;
+        const text = `${kindLabel(t.job.kind)} ${t.job.name} ${NOTE_TEXT[t.category]}: ${t.job.display.sentence}`;
         const options = {
           autoClose: t.category === 'failed' ? (false as const) : 6000,
           actions: [

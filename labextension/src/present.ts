@@ -1,39 +1,15 @@
 /**
- * Pure presentation of cluster data: status colours, quota and usage bars,
- * ages and quantities. Kept apart from React so the wording is unit-tested.
+ * Pure presentation of cluster data: quota and usage bars, ages and
+ * quantities, and the job kinds' words from /info. Job states come worded and
+ * toned by the server (JobView.display); nothing here re-decides them.
  */
 import type {
   AcceleratorModelSummary,
   AcceleratorOnNode,
   JobKind,
   JobKindInfo,
-  JobStatus,
-  JobView,
   ResourceQuota
 } from './api';
-
-/** `tone` picks the colour (CSS class jp-accel-tone-*). */
-export type StatusTone = 'ok' | 'warn' | 'error' | 'neutral' | 'info';
-
-export const STATUS_TONES: Record<JobStatus, StatusTone> = {
-  Queued: 'warn',
-  Admitted: 'info',
-  Starting: 'info',
-  Running: 'info',
-  Succeeded: 'ok',
-  Failed: 'error',
-  Suspended: 'neutral',
-  Deleting: 'neutral'
-};
-
-export function statusTone(status: JobStatus): StatusTone {
-  return STATUS_TONES[status] ?? 'neutral';
-}
-
-/** Whether a job has ended; finished jobs cannot be suspended. */
-export function isFinished(status: JobStatus): boolean {
-  return status === 'Succeeded' || status === 'Failed';
-}
 
 // The server's registry of job kinds (GET /info, capabilities.kinds): labels and badges are its words.
 let registry: JobKindInfo[] = [];
@@ -75,43 +51,6 @@ export function kindBadge(kind: JobKind | string): string {
   return (
     registry.find(k => k.kind === kind)?.badge ?? kind.charAt(0).toUpperCase()
   );
-}
-
-/** One sentence for the status line: the server's reason, or a default. */
-export function reasonSentence(
-  job: Pick<JobView, 'status' | 'reason'>
-): string {
-  if (job.reason) {
-    return job.reason;
-  }
-  switch (job.status) {
-    case 'Queued':
-      return 'Waiting in the queue for quota.';
-    case 'Admitted':
-      return 'Admitted: quota reserved, pods being created.';
-    case 'Starting':
-      return 'Pods are starting.';
-    case 'Running':
-      return 'Running.';
-    case 'Succeeded':
-      return 'Finished successfully.';
-    case 'Failed':
-      return 'Failed.';
-    case 'Suspended':
-      return 'Suspended: holds no quota until resumed.';
-    case 'Deleting':
-      return 'Being deleted.';
-  }
-}
-
-/** "Queued, position 3" style suffix; null when the job is not queued. */
-export function queuePosition(
-  job: Pick<JobView, 'status' | 'position'>
-): string | null {
-  if (job.status !== 'Queued' || job.position === null) {
-    return null;
-  }
-  return `#${job.position + 1} in queue`;
 }
 
 /** Age of an ISO timestamp, coarse: 42s, 5m, 3h, 2d. */

@@ -35,15 +35,11 @@ import {
   formatMemoryMiB,
   freeText,
   IBar,
-  isFinished,
   kindBadge,
   kindLabel,
   kindShape,
   launchKinds,
-  queuePosition,
-  quotaBar,
-  reasonSentence,
-  statusTone
+  quotaBar
 } from './present';
 import type { StreamState } from './sse';
 
@@ -515,13 +511,15 @@ function JobsSection(props: {
   );
 }
 
-export function StatusBadge(props: { status: JobView['status'] }): JSX.Element {
+/** The status as the server words and tones it (JobView.display). */
+export function StatusBadge(props: { job: JobView }): JSX.Element {
+  const { job } = props;
   return (
     <span
-      className={`jp-accel-status-badge jp-accel-tone-${statusTone(props.status)}`}
-      data-status={props.status}
+      className={`jp-accel-status-badge jp-accel-tone-${job.display.tone}`}
+      data-status={job.status}
     >
-      {props.status}
+      {job.display.label}
     </span>
   );
 }
@@ -534,7 +532,7 @@ function JobRow(props: {
 }): JSX.Element {
   const { job, actions } = props;
   const [busy, setBusy] = React.useState(false);
-  const position = queuePosition(job);
+  const position = job.display.place;
   const devices =
     Object.keys(job.accelerators ?? {}).length > 0
       ? job.accelerators
@@ -566,13 +564,13 @@ function JobRow(props: {
         >
           {job.name}
         </button>
-        <StatusBadge status={job.status} />
+        <StatusBadge job={job} />
         <span className="jp-accel-muted jp-accel-age">
           {formatAge(job.created, props.now)}
         </span>
       </div>
       <div className="jp-accel-job-reason">
-        {reasonSentence(job)}
+        {job.display.sentence}
         {position && <span className="jp-accel-position"> · {position}</span>}
       </div>
       <div className="jp-accel-muted">{acceleratorsText(devices)}</div>
@@ -584,25 +582,24 @@ function JobRow(props: {
         >
           Details
         </button>
-        {!props.readOnly &&
-          !isFinished(job.status) &&
-          job.status !== 'Deleting' && (
+        {(['suspend', 'resume'] as const)
+          .filter(a => !props.readOnly && job.display.actions.includes(a))
+          .map(a => (
             <button
+              key={a}
               type="button"
               className="jp-mod-styled jp-accel-button"
               disabled={busy}
-              onClick={() =>
-                run(() => actions.suspend(job, job.status !== 'Suspended'))
-              }
+              onClick={() => run(() => actions.suspend(job, a === 'suspend'))}
             >
-              {job.status === 'Suspended' ? 'Resume' : 'Suspend'}
+              {a === 'suspend' ? 'Suspend' : 'Resume'}
             </button>
-          )}
+          ))}
         {!props.readOnly && (
           <button
             type="button"
             className="jp-mod-styled jp-accel-button jp-accel-danger"
-            disabled={busy || job.status === 'Deleting'}
+            disabled={busy || !job.display.actions.includes('delete')}
             aria-label={`Delete ${job.name}`}
             onClick={() => run(() => actions.remove(job))}
           >
@@ -615,12 +612,6 @@ function JobRow(props: {
 }
 
 // ---------------------------------------------------------------------- launch
-
-const VERDICT_TEXT: Record<FitResponse['verdict'], [string, string]> = {
-  fits_now: ['Fits now', 'ok'],
-  must_queue: ['Must queue', 'warn'],
-  never_fits: ['Never fits', 'error']
-};
 
 export function FitVerdict(props: { state: FitState }): JSX.Element {
   const { state } = props;
@@ -646,7 +637,7 @@ export function FitVerdict(props: { state: FitState }): JSX.Element {
       body = <span className="jp-accel-error">{state.message}</span>;
       break;
     case 'done': {
-      const [label, tone] = VERDICT_TEXT[state.fit.verdict];
+      const { label, tone } = state.fit;
       verdict = state.fit.verdict as never;
       body = (
         <>

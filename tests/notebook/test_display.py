@@ -127,6 +127,8 @@ def test_fit_verdict_colour_and_numbers():
     fit = FitResponse.model_validate(
         {
             "verdict": "never_fits",
+            "label": "Can never fit",
+            "tone": "error",
             "message": "Can never fit: the largest node has 8 nvidia.com/gpu.",
             "roles": [
                 {
@@ -152,6 +154,14 @@ def test_jobs_and_detail():
         "managed_by_us": True,
         "status": "Queued",
         "reason": "Waiting for quota: 8/8 nvidia.com/gpu reserved",
+        "display": {
+            "label": "Queued",
+            "tone": "warn",
+            "sentence": "Waiting for quota: 8/8 nvidia.com/gpu reserved",
+            "place": "3rd in line",
+            "finished": False,
+            "actions": ["suspend", "delete"],
+        },
         "queue": "default",
         "position": 2,
         "accelerators_requested": {"nvidia.com/gpu": 4},

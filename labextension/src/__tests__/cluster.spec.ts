@@ -20,6 +20,14 @@ function job(name: string, status: JobView['status']): JobView {
     workbench: null,
     status,
     reason: null,
+    display: {
+      label: status,
+      tone: 'info',
+      sentence: `${status}.`,
+      place: null,
+      finished: status === 'Succeeded' || status === 'Failed',
+      actions: []
+    },
     queue: 'default',
     cluster_queue: null,
     workload: null,

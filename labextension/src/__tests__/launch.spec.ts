@@ -19,6 +19,8 @@ beforeAll(() => setJobKinds(KINDS as JobKindInfo[]));
 function fitAnswer(verdict: FitResponse['verdict']): FitResponse {
   return {
     verdict,
+    label: verdict,
+    tone: 'info',
     message: verdict,
     local_queue: 'default',
     cluster_queue: 'team-a-cq',

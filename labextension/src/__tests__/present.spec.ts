@@ -9,12 +9,8 @@ import {
   kindLabel,
   kindShape,
   launchKinds,
-  queuePosition,
   quotaBar,
-  reasonSentence,
-  STATUS_TONES,
-  setJobKinds,
-  statusTone
+  setJobKinds
 } from '../present';
 import type { JobKindInfo, ResourceQuota } from '../api';
 import KINDS from './kinds.json';
@@ -105,41 +101,6 @@ describe('deviceBar and freeText', () => {
     expect(bar.segments).toEqual([{ kind: 'unknown', percent: 100 }]);
     expect(bar.label).toContain('free unknown');
     expect(freeText({ allocatable: 16, free: null })).toBe('16 allocatable');
-  });
-});
-
-describe('status presentation', () => {
-  it('gives every status a colour, failures red and successes green', () => {
-    expect(statusTone('Failed')).toBe('error');
-    expect(statusTone('Succeeded')).toBe('ok');
-    expect(statusTone('Queued')).toBe('warn');
-    expect(statusTone('Running')).toBe('info');
-    expect(Object.keys(STATUS_TONES).sort()).toEqual(
-      [
-        'Admitted',
-        'Deleting',
-        'Failed',
-        'Queued',
-        'Running',
-        'Starting',
-        'Succeeded',
-        'Suspended'
-      ].sort()
-    );
-  });
-
-  it("prefers the server's reason and shows 1-based queue positions", () => {
-    expect(
-      reasonSentence({ status: 'Queued', reason: 'Quota exhausted' })
-    ).toBe('Quota exhausted');
-    expect(reasonSentence({ status: 'Suspended', reason: null })).toContain(
-      'Suspended'
-    );
-    expect(queuePosition({ status: 'Queued', position: 0 })).toBe(
-      '#1 in queue'
-    );
-    expect(queuePosition({ status: 'Running', position: 0 })).toBeNull();
-    expect(queuePosition({ status: 'Queued', position: null })).toBeNull();
   });
 });
 

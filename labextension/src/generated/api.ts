@@ -601,6 +601,11 @@ export interface components {
              */
             cluster_queue: string | null;
             /**
+             * Label
+             * @description The verdict as people read it, e.g. 'Can never fit'.
+             */
+            label: string;
+            /**
              * Local Queue
              * @default null
              */
@@ -621,6 +626,7 @@ export interface components {
             quota_visibility?: components["schemas"]["Visibility"];
             /** Roles */
             roles?: components["schemas"]["RoleFit"][];
+            tone: components["schemas"]["Tone"];
             verdict: components["schemas"]["FitVerdict"];
         };
         /**
@@ -773,6 +779,11 @@ export interface components {
             /** @description Whether nodes could be read. */
             visibility?: components["schemas"]["Visibility"];
         };
+        /**
+         * JobAction
+         * @enum {string}
+         */
+        JobAction: "suspend" | "resume" | "delete";
         /** JobDetail */
         JobDetail: {
             /**
@@ -784,6 +795,39 @@ export interface components {
             /** Events */
             events?: components["schemas"]["EventView"][];
             job: components["schemas"]["JobView"];
+        };
+        /**
+         * JobDisplay
+         * @description How every front-end shows a job's state, decided once on the server (domain/presentation.py).
+         */
+        JobDisplay: {
+            /**
+             * Actions
+             * @description What a user may do to it now (a read-only server offers none).
+             */
+            actions: components["schemas"]["JobAction"][];
+            /**
+             * Finished
+             * @description It has ended (succeeded or failed); its logs no longer grow.
+             */
+            finished: boolean;
+            /**
+             * Label
+             * @description The status as people read it, e.g. 'Queued'.
+             */
+            label: string;
+            /**
+             * Place
+             * @description Its place in line when queued, e.g. '1st in line'.
+             * @default null
+             */
+            place: string | null;
+            /**
+             * Sentence
+             * @description One sentence on why it is in this state (the reason, or the state's own).
+             */
+            sentence: string;
+            tone: components["schemas"]["Tone"];
         };
         /**
          * JobKind
@@ -1044,6 +1088,8 @@ export interface components {
              * @default null
              */
             created: string | null;
+            /** @description Label, tone, sentence, place in line and actions, for every front-end. */
+            display: components["schemas"]["JobDisplay"];
             /**
              * End Time
              * @default null
@@ -1654,6 +1700,12 @@ export interface components {
              */
             value: string | null;
         };
+        /**
+         * Tone
+         * @description How a state reads, for its colour: every front-end shows the tone the server gives.
+         * @enum {string}
+         */
+        Tone: "ok" | "info" | "warn" | "error" | "neutral";
         /**
          * Visibility
          * @description Attached where part of an answer could not be read: shown as "not visible to your account".

@@ -285,7 +285,7 @@ test('queues a job too big for the quota, suspends and resumes it', async ({
   const row = jobs.locator(`[data-job="${name}"]`);
   await expect(row).toHaveAttribute('data-status', 'Queued');
   await expect(row).toContainText('insufficient quota', { timeout: 30_000 });
-  await expect(row).toContainText('#1 in queue');
+  await expect(row).toContainText('1st in line');
   await shoot(page, 'jobs-queued');
 
   await row.getByRole('button', { name: 'Suspend' }).click();

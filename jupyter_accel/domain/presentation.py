@@ -1,0 +1,66 @@
+"""How states read, decided once for every front-end (sidebar, magics, widgets): labels, tones, default
+sentences, places in line and the actions a state allows. The wire carries the result; no front-end has its own
+table. Pure."""
+
+from __future__ import annotations
+
+from ..models.base import Tone
+from ..models.fit import FitVerdict
+from ..models.jobs import JobAction, JobDisplay, JobStatus
+
+# status -> (label, tone, the sentence when no reason is known)
+STATUS_LOOK: dict[JobStatus, tuple[str, Tone, str]] = {
+    JobStatus.queued: ("Queued", Tone.warn, "Waiting in the queue for quota."),
+    JobStatus.admitted: ("Admitted", Tone.info, "Admitted: quota reserved, pods being created."),
+    JobStatus.starting: ("Starting", Tone.info, "Pods are starting."),
+    JobStatus.running: ("Running", Tone.info, "Running."),
+    JobStatus.succeeded: ("Succeeded", Tone.ok, "Finished successfully."),
+    JobStatus.failed: ("Failed", Tone.error, "Failed."),
+    JobStatus.suspended: ("Suspended", Tone.neutral, "Suspended: holds no quota until resumed."),
+    JobStatus.deleting: ("Deleting", Tone.neutral, "Being deleted."),
+}
+FINISHED = frozenset({JobStatus.succeeded, JobStatus.failed})
+VERDICT_LOOK: dict[FitVerdict, tuple[str, Tone]] = {
+    FitVerdict.fits_now: ("Fits now", Tone.ok),
+    FitVerdict.must_queue: ("Must queue", Tone.warn),
+    FitVerdict.never_fits: ("Can never fit", Tone.error),
+}
+
+
+def ordinal(n: int) -> str:
+    """1st, 2nd, 3rd, 4th, 11th, 12th, 13th, 21st, ..."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def place_in_line(position: int | None) -> str | None:
+    """People's words for Kueue's 0-based queue position: 0 -> '1st in line'. The wire keeps Kueue's number."""
+    return None if position is None else f"{ordinal(position + 1)} in line"
+
+
+def actions(status: JobStatus, writable: bool = True) -> list[JobAction]:
+    """What a user may do to a job in this state: suspend what runs or waits, resume what is suspended, delete
+    anything not already going."""
+    if not writable or status is JobStatus.deleting:
+        return []
+    if status is JobStatus.suspended:
+        return [JobAction.resume, JobAction.delete]
+    if status in FINISHED:
+        return [JobAction.delete]
+    return [JobAction.suspend, JobAction.delete]
+
+
+def job_display(status: JobStatus, reason: str | None, position: int | None, *, writable: bool = True) -> JobDisplay:
+    label, tone, default_sentence = STATUS_LOOK[status]
+    return JobDisplay(
+        label=label,
+        tone=tone,
+        sentence=reason or default_sentence,
+        place=place_in_line(position) if status is JobStatus.queued else None,
+        finished=status in FINISHED,
+        actions=actions(status, writable),
+    )
+
+
+def verdict_look(verdict: FitVerdict) -> tuple[str, Tone]:
+    return VERDICT_LOOK[verdict]
