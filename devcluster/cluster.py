@@ -20,11 +20,10 @@ import time
 import urllib.request
 from pathlib import Path
 
-from jupyter_accel.domain.resources import parse_quantity
-
 from . import manifests, pki
 from . import node as realnode
 from .process import Process, Recorded, stop_together
+from .quantity import same_amounts
 from .rest import ApiError, Rest, insecure_context, tls_context
 from .versions import DATA, Built, built, declared, versions
 
@@ -532,9 +531,7 @@ class Cluster:
             conds = {c["type"]: c["status"] for c in node.get("status", {}).get("conditions", [])}
             got = node["status"].get("allocatable", {})
             # compare as quantities: the apiserver canonicalises (1024Gi comes back as 1Ti)
-            if conds.get("Ready") != "True" or {k: parse_quantity(v) for k, v in got.items()} != {
-                k: parse_quantity(v) for k, v in alloc.items()
-            }:
+            if conds.get("Ready") != "True" or not same_amounts(got, alloc):
                 return False
         return True
 
