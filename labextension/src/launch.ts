@@ -3,6 +3,10 @@
  * server's 400 `errors[]` -> messages per input, and the debounced fit check.
  */
 import { AccelAPIError, FitResponse, JobKind, JobRequest } from './api';
+import {
+  ACCELERATOR_REQUEST_LIMITS,
+  JOB_REQUEST_LIMITS
+} from './generated/limits';
 import { kindShape } from './present';
 
 /** What the form's inputs hold, all as typed (strings). */
@@ -83,13 +87,13 @@ export function splitCommand(line: string): string[] {
   return words;
 }
 
-function wholeNumber(text: string, min: number): number | null {
+function wholeNumber(text: string, min: number, max: number): number | null {
   const trimmed = text.trim();
   if (!/^\d+$/.test(trimmed)) {
     return null;
   }
   const n = Number(trimmed);
-  return n >= min ? n : null;
+  return n >= min && n <= max ? n : null;
 }
 
 /**
@@ -103,9 +107,10 @@ export function buildRequest(
   const errors: FieldErrors = {};
   const shape = kindShape(form.kind);
   const minWorkers = shape.minWorkers;
-  const workers = wholeNumber(form.workers, minWorkers);
+  const maxWorkers = JOB_REQUEST_LIMITS.workers.maximum;
+  const workers = wholeNumber(form.workers, minWorkers, maxWorkers);
   if (workers === null) {
-    errors.workers = `Workers: a whole number, at least ${minWorkers}.`;
+    errors.workers = `Workers: a whole number from ${minWorkers} to ${maxWorkers}.`;
   }
   const request: JobRequest = {
     kind: form.kind,
@@ -113,9 +118,12 @@ export function buildRequest(
   } as JobRequest;
   const name = form.name.trim();
   if (name) {
-    if (!/^[a-z]([-a-z0-9]*[a-z0-9])?$/.test(name) || name.length > 63) {
-      errors.name =
-        'Name: lower-case letters, digits and "-", starting with a letter (at most 63).';
+    const limit = JOB_REQUEST_LIMITS.name;
+    if (
+      !new RegExp(limit.pattern).test(name) ||
+      name.length > limit.maxLength
+    ) {
+      errors.name = `Name: lower-case letters, digits and "-", starting with a letter (at most ${limit.maxLength}).`;
     }
     request.name = name;
   }
@@ -141,9 +149,10 @@ export function buildRequest(
     }
   }
   if (form.resources === 'accelerator') {
-    const count = wholeNumber(form.acceleratorCount, 1);
+    const { minimum, maximum } = ACCELERATOR_REQUEST_LIMITS.count;
+    const count = wholeNumber(form.acceleratorCount, minimum, maximum);
     if (count === null) {
-      errors.acceleratorCount = 'Count: a whole number, at least 1.';
+      errors.acceleratorCount = `Count: a whole number from ${minimum} to ${maximum}.`;
     }
     if (!form.acceleratorType.trim()) {
       errors.acceleratorType = 'Choose an accelerator type.';

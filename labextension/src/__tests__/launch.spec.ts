@@ -9,6 +9,10 @@ import {
   newClientRequestId,
   splitCommand
 } from '../launch';
+import {
+  ACCELERATOR_REQUEST_LIMITS,
+  JOB_REQUEST_LIMITS
+} from '../generated/limits';
 import { setJobKinds } from '../present';
 import type { JobKindInfo } from '../api';
 import KINDS from './kinds.json';
@@ -69,6 +73,29 @@ describe('buildRequest', () => {
     expect(Object.keys(errors).sort()).toEqual(
       ['acceleratorCount', 'name', 'workers'].sort()
     );
+  });
+
+  it("checks the server's own limits (from the generated schema)", () => {
+    const long = `a${'b'.repeat(JOB_REQUEST_LIMITS.name.maxLength)}`;
+    const { errors } = buildRequest({
+      ...defaultForm(),
+      name: long,
+      command: 'true',
+      workers: String(JOB_REQUEST_LIMITS.workers.maximum + 1),
+      acceleratorCount: String(ACCELERATOR_REQUEST_LIMITS.count.maximum + 1)
+    });
+    expect(Object.keys(errors).sort()).toEqual(
+      ['acceleratorCount', 'name', 'workers'].sort()
+    );
+    expect(errors.name).toContain(
+      `at most ${JOB_REQUEST_LIMITS.name.maxLength}`
+    );
+    const ok = buildRequest({
+      ...defaultForm(),
+      name: long.slice(0, JOB_REQUEST_LIMITS.name.maxLength),
+      command: 'true'
+    });
+    expect(ok.errors).toEqual({});
   });
 
   it('sends a profile instead of accelerators, and entrypoints for Ray jobs', () => {
