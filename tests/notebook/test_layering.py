@@ -19,12 +19,13 @@ FORBIDDEN = (
 
 def _imports(path: Path) -> set[str]:
     names = set()
+    package = ["jupyter_accel", "notebook", *path.relative_to(NOTEBOOK).parent.parts]
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.Import):
             names.update(a.name for a in node.names)
         elif isinstance(node, ast.ImportFrom):
-            if node.level:  # relative: resolve against jupyter_accel.notebook
-                base = ["jupyter_accel", "notebook"][: 2 - (node.level - 1)]
+            if node.level:  # relative: resolve against the module's package
+                base = package[: len(package) - (node.level - 1)]
                 if node.module:
                     names.add(".".join([*base, node.module]))
                 else:  # `from .. import models`
@@ -35,7 +36,7 @@ def _imports(path: Path) -> set[str]:
 
 
 def test_notebook_modules_import_nothing_of_the_server_side():
-    modules = sorted(NOTEBOOK.glob("*.py"))
+    modules = sorted(NOTEBOOK.rglob("*.py"))
     assert len(modules) >= 6
     for path in modules:
         bad = {n for n in _imports(path) for f in FORBIDDEN if n == f or n.startswith(f + ".")}
@@ -44,3 +45,4 @@ def test_notebook_modules_import_nothing_of_the_server_side():
 
 def test_the_resolver_sees_the_models_import():
     assert "jupyter_accel.models" in _imports(NOTEBOOK / "client.py")  # `from .. import models`
+    assert "jupyter_accel.notebook.client" in _imports(NOTEBOOK / "widgets" / "launcher.py")  # `from ..client`

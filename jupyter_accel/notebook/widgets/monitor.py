@@ -1,0 +1,134 @@
+"""JobMonitor: one job's status, reason, pods and log tail, until the job ends or the widget closes."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import ipywidgets as w
+
+from ..client import TERMINAL, AccelClient, AccelError
+from ..display import blocks, to_text
+from .live import LiveBox, error_html, model_html
+from .streams import POLL_SECONDS, LogFollower
+
+LOG_TAIL = 40
+
+
+class JobMonitor(LiveBox):
+    """One job: status, reason, pods and the tail of its log, updated until the job ends or the widget closes.
+
+    Status changes come through /stream; the log tail comes from a followed log stream of the job's main pod
+    (head / master) while the job runs, so new lines show up without a status change."""
+
+    def __init__(
+        self,
+        kind: str,
+        name: str,
+        client: AccelClient | None = None,
+        *,
+        live: bool = True,
+        poll: float = POLL_SECONDS,
+        tail: int = LOG_TAIL,
+        **kwargs: Any,
+    ):
+        self.client = client or AccelClient()
+        self.kind, self.name, self.tail = kind, name, tail
+        self.status_html = w.HTML()
+        self.logs = w.Textarea(
+            value="", disabled=True, layout=w.Layout(width="100%", height="12em"), placeholder="(no log output yet)"
+        )
+        self.delete_button = w.Button(
+            description="Delete", icon="trash", button_style="danger", layout=w.Layout(width="auto")
+        )
+        self.detail: Any = None
+        self.ended = threading.Event()
+        self._lock = threading.Lock()
+        self._live = live
+        self._log_follow: LogFollower | None = None
+        super().__init__([self.status_html, self.logs, self.delete_button], **kwargs)
+        self.delete_button.on_click(lambda _: self.delete())
+        self.refresh()
+        if live and not self.ended.is_set():
+            self._follow(self.client, ("jobs",), poll)
+
+    @property
+    def status(self) -> str | None:
+        return None if self.detail is None else str(self.detail.job.status)
+
+    @property
+    def following_logs(self) -> bool:
+        return self._log_follow is not None and self._log_follow.running
+
+    def refresh(self) -> None:
+        with self._lock:
+            self.updates += 1
+            try:
+                self.detail = self.client.job(self.kind, self.name)
+            except AccelError as exc:
+                self.status_html.value = error_html(exc)
+                # gone after it was seen: deleted, nothing left to follow. Never seen yet: the server's cache may
+                # not have it yet (a job created a moment ago), so keep following; its arrival is pushed.
+                if exc.status == 404 and self.detail is not None:
+                    self._end()
+                return
+            self.status_html.value = model_html(self.detail)
+            job = self.detail.job
+            status = str(job.status)
+            if self._live and status == "Running":
+                if not self.following_logs:
+                    self._log_follow = LogFollower(self.client, self.kind, self.name, self.tail, self._set_logs)
+                    self._log_follow.start()
+                return
+            # not running (any more): no stream to keep open; a snapshot of the tail, the final one at the end
+            self._stop_log_follow()
+            self._show_log_tail()
+            if status in TERMINAL:
+                self._end()
+
+    def _show_log_tail(self) -> None:
+        if not (self.detail and self.detail.job.pods):
+            return
+        try:
+            self._set_logs(list(self.client.logs(self.kind, self.name, tail=self.tail)))
+        except AccelError as exc:
+            if not self.logs.value:
+                self.logs.placeholder = f"(no logs yet: {exc.message})"
+
+    def _set_logs(self, lines: list[str]) -> None:
+        self.logs.value = "\n".join(lines)
+
+    def _stop_log_follow(self) -> None:
+        follower, self._log_follow = self._log_follow, None
+        if follower is not None:
+            follower.stop()
+            follower.join(5)
+
+    def _end(self) -> None:
+        self._stop_log_follow()
+        self.ended.set()
+        self.delete_button.disabled = str(getattr(self.detail and self.detail.job, "status", "")) == "Deleting"
+        if self._follower is not None:
+            self._follower.stop()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until the job ended (True) or `timeout` passed (False)."""
+        return self.ended.wait(timeout)
+
+    def delete(self) -> None:
+        try:
+            self.client.delete(self.kind, self.name)
+        except AccelError as exc:
+            self.status_html.value = error_html(exc)
+            return
+        self.delete_button.disabled = True
+        self.refresh()
+
+    def close(self) -> None:
+        follower, self._log_follow = self._log_follow, None
+        if follower is not None:
+            follower.stop()
+        super().close()
+
+    def _text(self) -> str:
+        return to_text(blocks(self.detail)) if self.detail is not None else f"{self.kind} {self.name}"
