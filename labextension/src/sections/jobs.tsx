@@ -1,0 +1,155 @@
+/** The My jobs section: the jobs with their status, sentence, place in line and actions. */
+import * as React from 'react';
+
+import type { JobScope, JobView } from '../api';
+import { IResource, jobKey } from '../cluster';
+import { acceleratorsText, formatAge, kindBadge, kindLabel } from '../present';
+import { NotVisible, ResourceState, StatusBadge } from '../components/common';
+import { IClusterActions } from './types';
+
+export function JobsSection(props: {
+  jobs: IResource<import('../api').JobsResponse>;
+  scope: JobScope;
+  onScope: (scope: JobScope) => void;
+  actions: IClusterActions;
+  readOnly: boolean;
+  now: number;
+}): JSX.Element {
+  const data = props.jobs.data;
+  return (
+    <div className="jp-accel-jobs">
+      <div className="jp-accel-scope" role="radiogroup" aria-label="Which jobs">
+        {(['mine', 'namespace'] as JobScope[]).map(scope => (
+          <label key={scope} className="jp-accel-scope-option">
+            <input
+              type="radio"
+              name="jp-accel-scope"
+              value={scope}
+              checked={props.scope === scope}
+              onChange={() => props.onScope(scope)}
+            />
+            {scope === 'mine' ? 'Mine' : 'Whole namespace'}
+          </label>
+        ))}
+      </div>
+      <ResourceState resource={props.jobs} what="jobs" />
+      {data && (
+        <>
+          {Object.entries(data.visibility ?? {})
+            .filter(([, v]) => !v.visible)
+            .map(([kind, v]) => (
+              <NotVisible
+                key={kind}
+                visibility={v}
+                what={`${kindLabel(kind)} jobs are`}
+              />
+            ))}
+          {(data.jobs ?? []).length === 0 ? (
+            <p className="jp-accel-muted">
+              No jobs yet. Launch one below, or with %accel in a notebook.
+            </p>
+          ) : (
+            <ul className="jp-accel-job-list" aria-label="Jobs">
+              {(data.jobs ?? []).map(job => (
+                <JobRow
+                  key={jobKey(job)}
+                  job={job}
+                  actions={props.actions}
+                  readOnly={props.readOnly}
+                  now={props.now}
+                />
+              ))}
+            </ul>
+          )}
+        </>
+      )}
+    </div>
+  );
+}
+
+function JobRow(props: {
+  job: JobView;
+  actions: IClusterActions;
+  readOnly: boolean;
+  now: number;
+}): JSX.Element {
+  const { job, actions } = props;
+  const [busy, setBusy] = React.useState(false);
+  const position = job.display.place;
+  const devices =
+    Object.keys(job.accelerators ?? {}).length > 0
+      ? job.accelerators
+      : job.accelerators_requested;
+  const run = (fn: () => Promise<void>): void => {
+    setBusy(true);
+    void fn().finally(() => setBusy(false));
+  };
+  return (
+    <li
+      className="jp-accel-job"
+      data-job={job.name}
+      data-kind={job.kind}
+      data-status={job.status}
+    >
+      <div className="jp-accel-job-head">
+        <span
+          className="jp-accel-kind-icon"
+          title={kindLabel(job.kind)}
+          aria-label={kindLabel(job.kind)}
+        >
+          {kindBadge(job.kind)}
+        </span>
+        <button
+          type="button"
+          className="jp-accel-link jp-accel-job-name"
+          onClick={() => actions.openJob(job)}
+          title={`Open ${job.name}`}
+        >
+          {job.name}
+        </button>
+        <StatusBadge job={job} />
+        <span className="jp-accel-muted jp-accel-age">
+          {formatAge(job.created, props.now)}
+        </span>
+      </div>
+      <div className="jp-accel-job-reason">
+        {job.display.sentence}
+        {position && <span className="jp-accel-position"> · {position}</span>}
+      </div>
+      <div className="jp-accel-muted">{acceleratorsText(devices)}</div>
+      <div className="jp-accel-job-actions">
+        <button
+          type="button"
+          className="jp-mod-styled jp-accel-button"
+          onClick={() => actions.openJob(job)}
+        >
+          Details
+        </button>
+        {(['suspend', 'resume'] as const)
+          .filter(a => !props.readOnly && job.display.actions.includes(a))
+          .map(a => (
+            <button
+              key={a}
+              type="button"
+              className="jp-mod-styled jp-accel-button"
+              disabled={busy}
+              onClick={() => run(() => actions.suspend(job, a === 'suspend'))}
+            >
+              {a === 'suspend' ? 'Suspend' : 'Resume'}
+            </button>
+          ))}
+        {!props.readOnly && (
+          <button
+            type="button"
+            className="jp-mod-styled jp-accel-button jp-accel-danger"
+            disabled={busy || !job.display.actions.includes('delete')}
+            aria-label={`Delete ${job.name}`}
+            onClick={() => run(() => actions.remove(job))}
+          >
+            Delete
+          </button>
+        )}
+      </div>
+    </li>
+  );
+}

@@ -1,0 +1,91 @@
+/** The Queues section: the namespace's LocalQueues with their ClusterQueues' quota bars. */
+import * as React from 'react';
+
+import type { QueueView } from '../api';
+import { IResource } from '../cluster';
+import { quotaBar } from '../present';
+import {
+  Bar,
+  NotVisible,
+  ResourceState,
+  visibilityDetail
+} from '../components/common';
+
+export function QueuesSection(props: {
+  queues: IResource<import('../api').QueuesResponse>;
+}): JSX.Element {
+  const data = props.queues.data;
+  return (
+    <div className="jp-accel-queues">
+      <ResourceState resource={props.queues} what="queues" />
+      {data && (
+        <>
+          <NotVisible visibility={data.visibility} what="Queues are" />
+          {data.visibility?.visible !== false &&
+            (data.queues ?? []).length === 0 && (
+              <p className="jp-accel-muted">
+                No LocalQueue in this namespace: jobs cannot be queued.
+              </p>
+            )}
+          <ul className="jp-accel-queue-list" aria-label="Local queues">
+            {(data.queues ?? []).map(q => (
+              <QueueRow key={q.name} queue={q} />
+            ))}
+          </ul>
+        </>
+      )}
+    </div>
+  );
+}
+
+function QueueRow(props: { queue: QueueView }): JSX.Element {
+  const q = props.queue;
+  const visible = q.cluster_queue_visibility?.visible !== false;
+  return (
+    <li className="jp-accel-queue" data-queue={q.name}>
+      <div className="jp-accel-queue-head">
+        <span className="jp-accel-strong">{q.name}</span>
+        {q.is_default && <span className="jp-accel-badge">default</span>}
+        <span className="jp-accel-muted"> → {q.cluster_queue}</span>
+      </div>
+      <div className="jp-accel-muted jp-accel-queue-counts">
+        {q.pending_workloads} pending · {q.admitted_workloads} admitted
+        {q.active === false ? ' · inactive' : ''}
+      </div>
+      {!visible ? (
+        <p className="jp-accel-note jp-accel-not-visible">
+          ClusterQueue quota not visible to your account
+          {visibilityDetail(q.cluster_queue_visibility?.message)}
+        </p>
+      ) : (
+        <div className="jp-accel-flavors">
+          {(q.flavors ?? []).map(f => (
+            <div key={f.name} className="jp-accel-flavor" data-flavor={f.name}>
+              <div className="jp-accel-flavor-name">
+                {f.name}
+                {f.accelerator_model && (
+                  <span className="jp-accel-muted">
+                    {' '}
+                    · {f.accelerator_model}
+                  </span>
+                )}
+              </div>
+              {(f.resources ?? []).map(r => {
+                const bar = quotaBar(r);
+                return (
+                  <div key={r.resource} className="jp-accel-quota">
+                    <div className="jp-accel-quota-label">{bar.label}</div>
+                    <Bar bar={bar} className="jp-accel-bar-small" />
+                  </div>
+                );
+              })}
+            </div>
+          ))}
+          {q.borrowing_approximate && (
+            <p className="jp-accel-muted">Borrowable amounts are estimates.</p>
+          )}
+        </div>
+      )}
+    </li>
+  );
+}

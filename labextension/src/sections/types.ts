@@ -1,0 +1,20 @@
+/** What the sidebar's sections share: the actions they may ask the app for, and their ids and titles. */
+import type { FitResponse, JobRequest, JobView, SubmitResponse } from '../api';
+
+/** What the sections can ask the app to do. */
+export interface IClusterActions {
+  openJob(job: JobView): void;
+  suspend(job: JobView, suspend: boolean): Promise<void>;
+  remove(job: JobView): Promise<void>;
+  fit(request: JobRequest, signal: AbortSignal): Promise<FitResponse>;
+  submit(request: JobRequest): Promise<SubmitResponse>;
+}
+
+export type SectionId = 'accelerators' | 'queues' | 'jobs' | 'launch';
+
+export const SECTION_TITLES: Record<SectionId, string> = {
+  accelerators: 'Accelerators',
+  queues: 'Queues',
+  jobs: 'My jobs',
+  launch: 'Launch'
+};
