@@ -114,7 +114,8 @@ class AccelApp(ExtensionApp):
     def jobs_service(self, hub: Hub) -> JobsService:
         """The jobs service over a hub, with this server's settings."""
         from .cluster.writes import ClusterWriter
-        from .services.jobs import JobSettings, JobsService
+        from .services.jobs import JobsService
+        from .services.ports import JobSettings
 
         cfg = self.accel_config
         settings = JobSettings(

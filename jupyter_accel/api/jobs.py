@@ -39,7 +39,7 @@ class JobsBase(AccelHandler):
             return await asyncio.get_running_loop().run_in_executor(None, fn, *args)
         except Exception as exc:
             from ..cluster.writes import WriteError
-            from ..services.jobs import refusal
+            from ..services.refusals import refusal
 
             if isinstance(exc, WriteError):
                 raise refusal(exc, {"kind": "object"}) from None

@@ -8,13 +8,10 @@ are blocking calls, run off the event loop by the caller. Refusals are services.
 from __future__ import annotations
 
 import dataclasses
-import re
 import secrets
 import time
-from collections.abc import Mapping
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from ..cluster.writes import Ref, WriteError
 from ..domain import labels as L
@@ -41,44 +38,12 @@ from ..models import (
     SubmitResponse,
     Visibility,
 )
-from .errors import Conflict, Invalid, NotFound, NotVisible, ReadOnly, Unavailable, Upstream, invalid
+from .errors import Invalid, NotFound, NotVisible, ReadOnly, invalid
+from .ports import Caches, JobSettings, Writer
+from .refusals import refusal
 
 if TYPE_CHECKING:
     from ..domain.accelerators import AcceleratorRegistry
-
-
-class Caches(Protocol):
-    """What the service reads: the Hub's snapshot of one namespace (cluster/hub.py), or plain dicts in tests."""
-
-    namespace: str
-    informers: Mapping[str, Any]  # the cache keys that exist (their kinds are served)
-    pending: Mapping[str, list[dict[str, Any]]]  # LocalQueue name -> visibility items
-
-    def items(self, key: str) -> list[dict[str, Any]]: ...
-    def get(self, key: str, name: str, namespace: str | None = None) -> dict[str, Any] | None: ...
-    def readable(self, key: str) -> bool: ...
-    def version(self, group: str) -> str | None: ...
-
-
-class Writer(Protocol):
-    """The write path (cluster/writes.ClusterWriter); raises WriteError with the API server's status."""
-
-    def create(self, obj: dict[str, Any], namespace: str, *, dry_run: bool = False) -> dict[str, Any]: ...
-    def merge_patch(self, ref: Ref, patch: dict[str, Any]) -> dict[str, Any]: ...
-    def delete(self, ref: Ref) -> None: ...
-    def list_objects(self, ref: Ref, label_selector: str) -> list[dict[str, Any]]: ...
-
-
-@dataclass(frozen=True)
-class JobSettings:
-    """The admin's settings the service obeys (AccelConfig), and where this workbench is."""
-
-    read_only: bool = False
-    default_queue: str = ""
-    default_images: Mapping[str, str] = field(default_factory=dict)
-    workbench_prefix: str | None = None  # the annotation value jobs are marked with
-    workbench_label: str | None = None  # the label value "mine" selects on; None: every managed job
-    api_base: str = "/accel/v1/"  # where dashboard paths start
 
 
 TERMINAL = (JobStatus.succeeded, JobStatus.failed)
@@ -450,56 +415,3 @@ def _parse_time(text: str | None) -> datetime | None:
         return datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
         return None
-
-
-def refusal(exc: WriteError, obj: Mapping[str, Any]) -> Exception:
-    """The API server's refusal in the service's words: a name clash, an invalid spec with its fields, a refused
-    permission, an admission webhook that is down; anything else as Kubernetes said it."""
-    name = (obj.get("metadata") or {}).get("name")
-    if exc.status == 409:
-        return Conflict(
-            f"name: a {obj.get('kind')} named {name!r} already exists in this namespace; "
-            "choose another name or delete the old one.",
-            field="name",
-        )
-    if exc.status in (400, 422):
-        errors = [FieldError(field=c["field"] or "(object)", message=c["message"]) for c in exc.causes]
-        errors = errors or [FieldError(field="(object)", message=exc.message)]
-        return Invalid(
-            f"The API server refused the {obj.get('kind')}: {exc.message}", field=errors[0].field, errors=errors
-        )
-    if exc.status == 403:
-        return NotVisible(f"not visible to your account: {exc.message}")
-    hook = _webhook_not_answering(exc)
-    if hook is not None:
-        who = (
-            "Kueue is not answering"
-            if _is_kueue_hook(hook, exc.message)
-            else f"The admission webhook {hook} is not answering"
-        )
-        return Unavailable(
-            f"{who}: the API server could not call its admission webhook {hook}, so the {obj.get('kind')} was not "
-            "submitted and nothing was created. Try again in a minute; if it persists, ask the cluster admin "
-            "whether it runs.",
-            reason="Webhook unavailable",
-            retry_after=30,
-        )
-    return Upstream(f"The API server answered {exc.status}: {exc.message}")
-
-
-_WEBHOOK = re.compile(r'failed calling webhook "([^"]+)"')
-# Kueue's own webhooks (kubebuilder names: m/v + the kind it admits); elsewhere its service is named kueue-...
-_KUEUE_HOOK_KINDS = "|".join([*(s.cr_kind.lower() for s in KINDS), "workload", "jobset", "job", "pod", "deployment"])
-_KUEUE_HOOK = re.compile(rf"^[mv]({_KUEUE_HOOK_KINDS})\.kb\.io$")
-
-
-def _webhook_not_answering(exc: WriteError) -> str | None:
-    """The name of the admission webhook the API server could not call (it answers 500 InternalError)."""
-    if exc.status not in (500, 502, 503, 504):
-        return None
-    m = _WEBHOOK.search(exc.message)
-    return m.group(1) if m else None
-
-
-def _is_kueue_hook(name: str, message: str) -> bool:
-    return bool(_KUEUE_HOOK.match(name)) or "kueue" in message.lower()

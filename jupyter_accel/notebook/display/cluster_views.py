@@ -1,0 +1,198 @@
+"""Renderers of the cluster answers: info, connection, inventory, hardware profiles, queues, workloads."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .blocks import DASH, Block, Heading, Para, Status, Table
+from .format import amount, enum_text, opt, visibility_blocks
+
+
+def info_blocks(m: Any) -> list[Block]:
+    c = m.connection
+    out: list[Block] = [
+        Heading(f"jupyter-accel {m.version} (API {m.api_version})"),
+        Heading(f"Kubernetes: {enum_text(c.state).replace('_', ' ')}", tone_of=enum_text(c.state)),
+        Para(c.message),
+    ]
+    out += _connection_table(c)
+    apis = m.capabilities.apis.model_dump()
+    out.append(Table(["API", "served version"], [[k, v or "not served"] for k, v in apis.items()]))
+    denied = [p for p in m.capabilities.permissions if not p.allowed]
+    if denied:
+        out.append(
+            Table(
+                ["verb", "resource", "why"],
+                [[p.verb, f"{p.resource}.{p.group}" if p.group else p.resource, opt(p.reason)] for p in denied],
+                caption="Not allowed for this identity",
+            )
+        )
+    if m.capabilities.read_only:
+        out.append(Para("Read-only: the administrator disabled launching and controlling jobs.", muted=True))
+    return out
+
+
+def _connection_table(c: Any) -> list[Block]:
+    return [
+        Table(
+            ["identity", "namespace", "user", "Kubernetes"],
+            [[enum_text(c.identity), opt(c.namespace), opt(c.user), opt(c.kubernetes_version)]],
+        )
+    ]
+
+
+def connection_blocks(c: Any) -> list[Block]:
+    return [
+        Heading(f"Kubernetes: {enum_text(c.state).replace('_', ' ')}", tone_of=enum_text(c.state)),
+        Para(c.message),
+        *_connection_table(c),
+    ]
+
+
+def inventory_blocks(m: Any) -> list[Block]:
+    out: list[Block] = [Heading("Accelerators")]
+    out += visibility_blocks(m.visibility, "Nodes")
+    out += visibility_blocks(m.pods_visibility, "Pods (allocated and free figures need them)")
+    out.append(
+        Table(
+            [
+                "model",
+                "resource",
+                "memory",
+                "nodes",
+                "allocatable",
+                "allocated",
+                "free",
+                "free on usable nodes",
+                "most free on one node",
+            ],
+            [
+                [
+                    s.model,
+                    s.resource,
+                    f"{round(s.memory_mib / 1024)} GiB" if s.memory_mib else DASH,
+                    s.node_count,
+                    s.allocatable,
+                    opt(s.allocated),
+                    opt(s.free),
+                    opt(s.free_on_usable_nodes),
+                    opt(s.largest_free_per_node),
+                ]
+                for s in m.models
+            ],
+            empty="No accelerators found on the visible nodes.",
+        )
+    )
+    rows = []
+    for n in m.nodes:
+        accel = (
+            "; ".join(
+                f"{a.model}: {a.free if a.free is not None else '?'}/{a.allocatable} free" for a in n.accelerators
+            )
+            or DASH
+        )
+        state = "Ready" if n.ready else "NotReady"
+        if n.unschedulable:
+            state += ", cordoned"
+        cpu = f"{amount('cpu', n.cpu.free)}/{amount('cpu', n.cpu.allocatable)}" if n.cpu else DASH
+        mem = f"{amount('memory', n.memory.free)}/{amount('memory', n.memory.allocatable)}" if n.memory else DASH
+        rows.append([n.name, Status("Running" if n.usable else "Failed", state), accel, cpu, mem])
+    out.append(
+        Table(
+            ["node", "state", "accelerators (free/allocatable)", "cpu free", "memory free"],
+            rows,
+            caption="Nodes",
+            empty="No nodes visible.",
+        )
+    )
+    return out
+
+
+def profiles_blocks(m: Any) -> list[Block]:
+    out: list[Block] = [Heading("Hardware profiles"), *visibility_blocks(m.visibility, "Hardware profiles")]
+    rows = []
+    for p in m.profiles:
+        ids = ", ".join(f"{i.identifier} {i.default_count} ({i.min_count}-{i.max_count or '∞'})" for i in p.identifiers)
+        rows.append(
+            [
+                p.name,
+                p.display_name,
+                opt(p.accelerator),
+                opt(p.scheduling_type),
+                opt(p.local_queue_name),
+                ids or DASH,
+                "yes" if p.enabled else "no",
+            ]
+        )
+    out.append(
+        Table(
+            ["name", "display name", "accelerator", "scheduling", "queue", "resources: default (range)", "enabled"],
+            rows,
+            empty="No hardware profiles.",
+        )
+    )
+    return out
+
+
+def queues_blocks(m: Any) -> list[Block]:
+    out: list[Block] = [Heading("Queues"), *visibility_blocks(m.visibility, "LocalQueues")]
+    if not m.queues and m.visibility.visible:
+        out.append(Para("No Kueue LocalQueues in this namespace.", muted=True))
+    for q in m.queues:
+        title = f"{q.name} → {q.cluster_queue}" + (" (default)" if q.is_default else "")
+        if q.cohort:
+            title += f", cohort {q.cohort}"
+        out.append(Heading(title, tone_of=None if q.active is not False else "error"))
+        facts = f"{q.pending_workloads} pending, {q.reserving_workloads} reserving, {q.admitted_workloads} admitted"
+        if q.status_message and q.active is False:
+            facts += f" — {q.status_message}"
+        out.append(Para(facts))
+        out += visibility_blocks(q.cluster_queue_visibility, "ClusterQueue quota")
+        rows = [
+            [
+                f.name + (f" ({f.accelerator_model})" if f.accelerator_model else ""),
+                r.resource,
+                amount(r.resource, r.nominal),
+                amount(r.resource, r.reserved),
+                amount(r.resource, r.free),
+                amount(r.resource, r.borrowable),
+                amount(r.resource, r.available),
+                amount(r.resource, r.max_capacity),
+            ]
+            for f in q.flavors
+            for r in f.resources
+        ]
+        out.append(
+            Table(
+                ["flavor", "resource", "nominal", "reserved", "free", "borrowable", "available now", "max"],
+                rows,
+                empty="No quota visible.",
+            )
+        )
+        if q.borrowing_approximate:
+            out.append(Para("Borrowing figures are estimates.", muted=True))
+    return out
+
+
+def workloads_blocks(m: Any) -> list[Block]:
+    out: list[Block] = [
+        Heading("Workloads"),
+        *visibility_blocks(m.visibility, "Workloads"),
+        *visibility_blocks(m.positions_visibility, "Queue positions"),
+    ]
+    rows = [
+        [
+            w.name,
+            f"{w.owner_kind}/{w.owner_name}" if w.owner_kind else DASH,
+            opt(w.queue_name),
+            Status(enum_text(w.state)),
+            opt(w.position_in_local_queue),
+            opt(w.priority),
+            w.message,
+        ]
+        for w in m.workloads
+    ]
+    out.append(
+        Table(["workload", "owner", "queue", "state", "position", "priority", "why"], rows, empty="No workloads.")
+    )
+    return out

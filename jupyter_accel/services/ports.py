@@ -1,0 +1,44 @@
+"""What the jobs service needs from outside, as protocols and plain settings: the caches it reads, the writer it
+writes through, and the admin's settings. The server passes the Hub and ClusterWriter; tests pass plain dicts."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from ..cluster.writes import Ref
+
+
+class Caches(Protocol):
+    """What the service reads: the Hub's snapshot of one namespace (cluster/hub.py), or plain dicts in tests."""
+
+    namespace: str
+    informers: Mapping[str, Any]  # the cache keys that exist (their kinds are served)
+    pending: Mapping[str, list[dict[str, Any]]]  # LocalQueue name -> visibility items
+
+    def items(self, key: str) -> list[dict[str, Any]]: ...
+    def get(self, key: str, name: str, namespace: str | None = None) -> dict[str, Any] | None: ...
+    def readable(self, key: str) -> bool: ...
+    def version(self, group: str) -> str | None: ...
+
+
+class Writer(Protocol):
+    """The write path (cluster/writes.ClusterWriter); raises WriteError with the API server's status."""
+
+    def create(self, obj: dict[str, Any], namespace: str, *, dry_run: bool = False) -> dict[str, Any]: ...
+    def merge_patch(self, ref: Ref, patch: dict[str, Any]) -> dict[str, Any]: ...
+    def delete(self, ref: Ref) -> None: ...
+    def list_objects(self, ref: Ref, label_selector: str) -> list[dict[str, Any]]: ...
+
+
+@dataclass(frozen=True)
+class JobSettings:
+    """The admin's settings the service obeys (AccelConfig), and where this workbench is."""
+
+    read_only: bool = False
+    default_queue: str = ""
+    default_images: Mapping[str, str] = field(default_factory=dict)
+    workbench_prefix: str | None = None  # the annotation value jobs are marked with
+    workbench_label: str | None = None  # the label value "mine" selects on; None: every managed job
+    api_base: str = "/accel/v1/"  # where dashboard paths start
