@@ -2,6 +2,10 @@
 
 Every process is started by this module in its own process group and recorded (pid + start time) in
 <run>/state.json, so `down` in another shell stops exactly those processes and nothing else.
+
+Why one ~700-line module: the start order (control plane, kwok, Kueue, operators, the real node, seeding) and the
+stop order mirror each other and share the process table; the pieces with their own concern already live apart
+(pki, process, node, egress, manifests, versions, quantity). Splitting the start sequence is planned, not done.
 """
 
 from __future__ import annotations

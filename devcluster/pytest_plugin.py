@@ -1,6 +1,6 @@
 """pytest plugin: the dev cluster as a session fixture, plus per-identity kubeconfigs and API clients.
 
-Register with `pytest_plugins = ["devcluster.pytest_plugin"]`. Set JA_DEVCLUSTER_RUNDIR to reuse a cluster
+Installing the package registers it (the pytest11 entry point). Set JA_DEVCLUSTER_RUNDIR to reuse a cluster
 started with `python -m devcluster up` (it is then left running). A component declared present in
 devcluster/components.toml that fails to build or start makes the tests FAIL; tests needing a component
 declared absent (`@pytest.mark.devcluster(needs=["kuberay"])`) are deselected, and the header says why.

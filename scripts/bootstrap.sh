@@ -17,13 +17,14 @@ step "python virtualenv"
 [ -x .venv/bin/python ] || python3 -m venv .venv
 # shellcheck disable=SC1091
 . .venv/bin/activate
-stamp=.venv/.deps-$(cat pyproject.toml labextension/package.json | sha256sum | cut -c1-12)
+stamp=.venv/.deps-$(cat pyproject.toml devcluster/pyproject.toml labextension/package.json | sha256sum | cut -c1-12)
 if [ ! -f "$stamp" ]; then
   python -m pip install -q --upgrade pip
   python -m pip install -q "hatchling>=1.21" "hatch-nodejs-version>=0.3.2" "jupyter-builder>=1.2.0,<2" \
     "hatch-jupyter-builder>=0.5"
   (cd labextension && npm ci --no-audit --no-fund --loglevel=error)
   python -m pip install -q -e ".[test]"
+  python -m pip install -q -e ./devcluster  # the test cluster, a package of its own (its pytest plugin included)
   rm -f .venv/.deps-*; touch "$stamp"
 fi
 [ -d labextension/node_modules ] || (cd labextension && npm ci --no-audit --no-fund --loglevel=error)
