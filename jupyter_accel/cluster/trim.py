@@ -18,7 +18,16 @@ def _meta(obj: dict[str, Any], keep_annotations: bool = True) -> dict[str, Any]:
 
 
 def _resources(c: dict[str, Any]) -> dict[str, Any]:
-    return {"name": c.get("name"), "resources": c.get("resources") or {}}
+    out = {"name": c.get("name"), "resources": c.get("resources") or {}}
+    if c.get("restartPolicy"):  # an init container with restartPolicy Always is a sidecar: it holds its devices
+        out["restartPolicy"] = c["restartPolicy"]
+    return out
+
+
+def _statuses(statuses: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
+    # lastState: a crash-looping or failed container's exit code and last log line (the failed job's cause)
+    keep = ("name", "ready", "restartCount", "state", "lastState")
+    return [{k: cs.get(k) for k in keep} for cs in statuses or []]
 
 
 def trim_pod(pod: dict[str, Any]) -> dict[str, Any]:
@@ -31,6 +40,7 @@ def trim_pod(pod: dict[str, Any]) -> dict[str, Any]:
             "containers": [_resources(c) for c in spec.get("containers") or []],
             "initContainers": [_resources(c) for c in spec.get("initContainers") or []],
             "overhead": spec.get("overhead"),
+            "resources": spec.get("resources"),  # pod-level resources replace the containers' cpu and memory
             "nodeSelector": spec.get("nodeSelector"),
             "tolerations": spec.get("tolerations"),
             "priorityClassName": spec.get("priorityClassName"),
@@ -42,15 +52,8 @@ def trim_pod(pod: dict[str, Any]) -> dict[str, Any]:
             "message": status.get("message"),
             "startTime": status.get("startTime"),
             "conditions": status.get("conditions"),
-            "containerStatuses": [
-                {
-                    "name": cs.get("name"),
-                    "ready": cs.get("ready"),
-                    "restartCount": cs.get("restartCount"),
-                    "state": cs.get("state"),
-                }
-                for cs in status.get("containerStatuses") or []
-            ],
+            "containerStatuses": _statuses(status.get("containerStatuses")),
+            "initContainerStatuses": _statuses(status.get("initContainerStatuses")),
         },
     }
 

@@ -118,7 +118,8 @@ def describe_device(info: AcceleratorInfo, labels: dict[str, str]) -> dict[str, 
                 product = labels[key]
                 break
     return {
-        "model": product or res,
+        # without a product label: the vendor and the resource, and that the model is unknown (not the bare name)
+        "model": product or f"{info.ui_name} ({res}), unknown model",
         "product_label": product,
         "memory_mib": memory,
         "mig_profile": mig,
@@ -185,6 +186,8 @@ def summarize_models(nodes: list[NodeAccelerators]) -> list[AcceleratorModelSumm
     rows: dict[tuple[str, str], AcceleratorModelSummary] = {}
     for node in nodes:
         for dev in node.accelerators:
+            if dev.capacity == 0 and dev.allocatable == 0:
+                continue  # e.g. nvidia.com/gpu: 0 on a MIG-only node: the node shows it, no model row is empty
             key = (dev.resource, dev.model)
             row = rows.get(key)
             if row is None:

@@ -116,8 +116,8 @@ def pod_reason(pod: Mapping[str, Any]) -> str | None:
     """Why a pod is not (yet) running, in the words Kubernetes uses; None when it is fine."""
     status = pod.get("status") or {}
     phase = status.get("phase")
-    if _get(pod, "metadata", "deletionTimestamp"):
-        return "Terminating"
+    if _get(pod, "metadata", "deletionTimestamp") and phase not in ("Succeeded", "Failed"):
+        return "Terminating"  # a finished pod being removed says how it ended, below
     if phase == "Succeeded":
         return None
     gates = _get(pod, "spec", "schedulingGates") or []

@@ -75,7 +75,7 @@ def test_mig_profiles_are_models_of_their_own_and_the_zero_gpu_is_kept():
     assert (whole.allocatable, whole.free) == (0, 0)  # MIG-only node is not hidden
     models = {(m.resource, m.model): m for m in inv.models}
     assert models[("nvidia.com/gpu", H100)].allocatable == 16  # MIG slices never added to whole GPUs
-    assert models[("nvidia.com/gpu", "NVIDIA-A100-SXM4-80GB")].allocatable == 0
+    assert ("nvidia.com/gpu", "NVIDIA-A100-SXM4-80GB") not in models  # no empty whole-GPU row for it
 
 
 def test_amd_and_gaudi_naming():
@@ -83,7 +83,12 @@ def test_amd_and_gaudi_naming():
     amd = by_node(inv, "gpu-mi300x-0", "amd.com/gpu")
     assert (amd.vendor, amd.model, amd.memory_mib, amd.free) == ("amd", "AMD_Instinct_MI300X", 192 * 1024, 0)
     gaudi = by_node(inv, "gaudi2-0", "habana.ai/gaudi")
-    assert (gaudi.vendor, gaudi.model, gaudi.vendor_name, gaudi.free) == ("habana", "habana.ai/gaudi", "Intel Gaudi", 8)
+    assert (gaudi.vendor, gaudi.model, gaudi.vendor_name, gaudi.free) == (
+        "habana",
+        "Intel Gaudi (habana.ai/gaudi), unknown model",
+        "Intel Gaudi",
+        8,
+    )
     assert "cpu-0" not in [n.name for n in inv.nodes]  # no accelerator resource at all
     assert inv.accelerator_names == [
         "amd.com/gpu",

@@ -1,0 +1,41 @@
+"""Plain, true answers in the places where the raw data misleads (issue: honest status)."""
+
+from __future__ import annotations
+
+from k8s_objects import a100_mig_node, gaudi_node, h100_node
+
+from jupyter_accel.domain.accelerators import AcceleratorRegistry
+from jupyter_accel.domain.inventory import build_inventory
+from jupyter_accel.domain.job_status import pod_reason
+
+REG = AcceleratorRegistry()
+
+
+def test_a_mig_only_node_gives_no_empty_whole_gpu_row_but_the_node_still_shows_it():
+    inv = build_inventory([a100_mig_node(), h100_node("h-0")], [], REG)
+    rows = {(m.resource, m.model): m for m in inv.models}
+    assert all(m.capacity > 0 for m in inv.models)
+    assert not [k for k in rows if k[0] == "nvidia.com/gpu" and "A100" in k[1]]
+    node = next(n for n in inv.nodes if n.name == "gpu-a100-mig-0")
+    assert [d.allocatable for d in node.accelerators if d.resource == "nvidia.com/gpu"] == [0]
+
+
+def test_an_accelerator_without_a_product_label_is_named_by_vendor_and_resource():
+    inv = build_inventory([gaudi_node()], [], REG)
+    assert [m.model for m in inv.models] == ["Intel Gaudi (habana.ai/gaudi), unknown model"]
+
+
+def test_a_finished_pod_being_removed_says_how_it_ended_not_terminating():
+    def pod(phase: str, code: int) -> dict:
+        return {
+            "metadata": {"name": "p", "deletionTimestamp": "2026-12-04T10:00:00Z"},
+            "status": {
+                "phase": phase,
+                "containerStatuses": [{"name": "main", "state": {"terminated": {"exitCode": code, "reason": "Error"}}}],
+            },
+        }
+
+    assert pod_reason(pod("Failed", 3)) == "main: Error (exit code 3)."
+    assert pod_reason(pod("Succeeded", 0)) is None
+    running = {"metadata": {"name": "p", "deletionTimestamp": "x"}, "status": {"phase": "Running"}}
+    assert pod_reason(running) == "Terminating"
