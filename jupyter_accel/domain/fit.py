@@ -424,9 +424,16 @@ def check_fit(
             message += f"; {len(ahead)} workload{'s' if len(ahead) != 1 else ''} pending ahead may go first"
     if verdict != FitVerdict.never_fits and not quota_vis.visible and local_queue is not None:
         message += " (quota not visible to your account)"
-    if verdict != FitVerdict.never_fits and nodes is None:
-        message += " (nodes not visible to your account)"
     label, tone = verdict_look(verdict)
+    if verdict == FitVerdict.fits_now and nodes is None:
+        # the quota fits; whether a node can take the pods is not known to this account: say so, not "fits"
+        label = "Quota fits"
+        message = (
+            "Quota fits" + message.removeprefix(verdict_look(FitVerdict.fits_now)[0]) + "; placement is unknown: "
+            "nodes are not visible to your account"
+        )
+    elif verdict != FitVerdict.never_fits and nodes is None:
+        message += " (nodes not visible to your account)"
     return FitResponse(
         verdict=verdict,
         label=label,

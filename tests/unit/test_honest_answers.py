@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
-from k8s_objects import a100_mig_node, gaudi_node, h100_node
+from decimal import Decimal
+
+from k8s_objects import a100_mig_node, cluster_queue, gaudi_node, h100_node, local_queue
 
 from jupyter_accel.domain.accelerators import AcceleratorRegistry
+from jupyter_accel.domain.fit import check_fit
 from jupyter_accel.domain.inventory import build_inventory
 from jupyter_accel.domain.job_status import pod_reason
+from jupyter_accel.domain.resources import PodDemand
+from jupyter_accel.models import FitVerdict
 
 REG = AcceleratorRegistry()
+GPU = "nvidia.com/gpu"
 
 
 def test_a_mig_only_node_gives_no_empty_whole_gpu_row_but_the_node_still_shows_it():
@@ -39,3 +45,18 @@ def test_a_finished_pod_being_removed_says_how_it_ended_not_terminating():
     assert pod_reason(pod("Succeeded", 0)) is None
     running = {"metadata": {"name": "p", "deletionTimestamp": "x"}, "status": {"phase": "Running"}}
     assert pod_reason(running) == "Terminating"
+
+
+def test_quota_that_fits_with_nodes_out_of_sight_is_not_called_fits_now():
+    demand = PodDemand("worker", 1, {"cpu": Decimal(8), "memory": Decimal(32 * 2**30), GPU: Decimal(2)})
+    r = check_fit(
+        [demand],
+        nodes=None,
+        pods=None,
+        local_queue=local_queue("team-a-queue", "team-a-cq"),
+        cluster_queue=cluster_queue("team-a-cq", reserved_gpu=0),
+        resource_flavors=None,
+    )
+    assert r.verdict == FitVerdict.fits_now and r.label == "Quota fits"
+    assert r.message.startswith("Quota fits: 2 nvidia.com/gpu")
+    assert r.message.endswith("placement is unknown: nodes are not visible to your account")
