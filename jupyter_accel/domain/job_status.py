@@ -23,23 +23,8 @@ from .objects import is_true as _is_true
 from .objects import sentence as _sentence
 from .presentation import job_display
 from .resources import pod_requests
+from .workloads import describe
 
-# Plain-language lines for Workload QuotaReserved=False reasons (Kueue v1beta2; granular ones behind the
-# UnadmittedWorkloadsObservability gate). The condition message follows, as it carries the numbers.
-QUEUE_REASONS = {
-    "Inadmissible": "The LocalQueue or its ClusterQueue is missing or inactive",
-    "Misconfigured": "The LocalQueue or its ClusterQueue is missing",
-    "WaitingForQuota": "Waiting for quota: not enough unused quota in the ClusterQueue or its cohort now",
-    "ExceedsMaxQuota": "Asks for more than the queue can ever provide; it will not run as is",
-    "NoMatchingFlavor": "No resource flavor matches its node selector or tolerations",
-    "TopologyPlacementFailed": "Its topology request cannot be satisfied",
-    "WaitingForPreemptedWorkloads": "Waiting for preempted workloads to release their quota",
-    "Suspended": "The LocalQueue or ClusterQueue is stopped by an administrator",
-    "PendingEvaluation": "Not evaluated by the Kueue scheduler yet",
-    "WaitingForPodsReady": "Waiting for earlier admitted workloads to get their pods ready",
-    "AdmissionGated": "Held by an admission gate",
-    "OnHold": "Held: its quota reservation was released",
-}
 _POD_START_WAITING = ("ContainerCreating", "PodInitializing")
 
 
@@ -195,35 +180,21 @@ def accelerators_requested(obj: Mapping[str, Any], known: Sequence[str] | None =
 # ----------------------------------------------------------------------------------------------- Kueue side
 
 
-def _queued_reason(workload: Mapping[str, Any]) -> str:
-    evicted = _cond(workload, "Evicted")
-    quota = _cond(workload, "QuotaReserved")
-    parts: list[str | None] = []
-    if _is_true(evicted):
-        parts.append(f"Evicted ({evicted.get('reason', 'unknown')}): {evicted.get('message', '')}".rstrip(": "))
-        requeue_at = _get(workload, "status", "requeueState", "requeueAt")
-        parts.append(f"requeued at {requeue_at}" if requeue_at else "waiting to be admitted again")
-    if quota and quota.get("status") == "False":
-        reason = quota.get("reason") or "Pending"
-        parts.append(QUEUE_REASONS.get(reason, "Waiting for quota" if reason == "Pending" else reason))
-        parts.append(quota.get("message"))
-    elif not parts:
-        parts.append("Waiting for the Kueue scheduler")
-    return _sentence(*parts) or "Queued."
+def _queue_sentence(workload: Mapping[str, Any]) -> tuple[str, bool]:
+    """(the sentence, whether it can never be admitted as is) of a job waiting in Kueue: the same words as its
+    Workload's in /workloads (workloads.describe), so one Workload never reads two ways. Its place in line is
+    the display's own (JobDisplay.place)."""
+    _, why, text = describe(dict(workload))
+    return _sentence(text) or "Queued.", why == "ExceedsMaxQuota"
 
 
-def _checks_reason(workload: Mapping[str, Any]) -> str:
-    cq = _get(workload, "status", "admission", "clusterQueue")
-    pending = [
-        f"{c.get('name')} ({c.get('state')}{': ' + c['message'] if c.get('message') else ''})"
-        for c in _get(workload, "status", "admissionChecks") or []
-        if c.get("state") != "Ready"
-    ]
-    head = f"Quota reserved in ClusterQueue {cq}" if cq else "Quota reserved"
-    return (
-        _sentence(head, "waiting for admission checks " + ", ".join(pending) if pending else "waiting for admission")
-        or ""
-    )
+def kueue_detail(workload: Mapping[str, Any] | None) -> str | None:
+    """Kueue's own words on why a workload waits (the condition message), kept as detail beside our sentence."""
+    for ctype in ("QuotaReserved", "Evicted"):
+        cond = _cond(workload, ctype)
+        if cond and (ctype == "Evicted") == _is_true(cond) and cond.get("message"):
+            return str(cond["message"])
+    return None
 
 
 # --------------------------------------------------------------------------------------------------- status
@@ -262,10 +233,8 @@ def derive_status(
     if workload is not None:
         if _get(workload, "spec", "active") is False:
             return JobStatus.suspended, "Stopped: its Kueue Workload is deactivated; resume to queue it again."
-        if not _is_true(_cond(workload, "QuotaReserved")):
-            return JobStatus.queued, _queued_reason(workload)
-        if not _is_true(_cond(workload, "Admitted")):
-            return JobStatus.queued, _checks_reason(workload)
+        if not _is_true(_cond(workload, "Admitted")):  # waiting for quota, or for admission checks
+            return JobStatus.queued, _queue_sentence(workload)[0]
         if suspended:  # admitted; the operator has not caught up yet
             cq = _get(workload, "status", "admission", "clusterQueue")
             return JobStatus.admitted, _sentence(f"Admitted in ClusterQueue {cq}" if cq else "Admitted", "starting it")
@@ -328,6 +297,7 @@ def job_view(
     meta = obj.get("metadata") or {}
     labels = dict(meta.get("labels") or {})
     status, reason = derive_status(obj, workload, pods, events)
+    never = status is JobStatus.queued and workload is not None and _queue_sentence(workload)[1]
     start, end = _times(spec, obj, workload, pods)
     wl_spec = (workload or {}).get("spec") or {}
     priority_class = (
@@ -342,7 +312,14 @@ def job_view(
         workbench=(meta.get("annotations") or {}).get(L.WORKBENCH_PREFIX) or labels.get(L.WORKBENCH),
         status=status,
         reason=reason,
-        display=job_display(status, reason, position, writable=writable),
+        display=job_display(
+            status,
+            reason,
+            position,
+            writable=writable,
+            never=never,
+            detail=kueue_detail(workload) if status is JobStatus.queued else None,
+        ),
         queue=labels.get(L.QUEUE_NAME) or wl_spec.get("queueName"),
         cluster_queue=_get(workload, "status", "admission", "clusterQueue"),
         workload=_get(workload, "metadata", "name"),

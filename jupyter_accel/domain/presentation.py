@@ -50,13 +50,29 @@ def actions(status: JobStatus, writable: bool = True) -> list[JobAction]:
     return [JobAction.suspend, JobAction.delete]
 
 
-def job_display(status: JobStatus, reason: str | None, position: int | None, *, writable: bool = True) -> JobDisplay:
+NEVER_LOOK = ("Can never start", Tone.error)  # queued, but asks for more than its queue can ever give
+
+
+def job_display(
+    status: JobStatus,
+    reason: str | None,
+    position: int | None,
+    *,
+    writable: bool = True,
+    never: bool = False,
+    detail: str | None = None,
+) -> JobDisplay:
+    """`never`: queued but it can never be admitted as sized (so no place in line is shown); `detail`: Kueue's
+    own message."""
     label, tone, default_sentence = STATUS_LOOK[status]
+    if never:
+        label, tone = NEVER_LOOK
     return JobDisplay(
         label=label,
         tone=tone,
         sentence=reason or default_sentence,
-        place=place_in_line(position) if status is JobStatus.queued else None,
+        place=place_in_line(position) if status is JobStatus.queued and not never else None,
+        detail=detail,
         finished=status in FINISHED,
         actions=actions(status, writable),
     )

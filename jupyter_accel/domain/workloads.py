@@ -36,6 +36,12 @@ _MAXCAP = re.compile(
     r"insufficient quota for (?P<res>[\w./-]+) in flavor (?P<flavor>[\w.-]+)[^(]*"
     r"\((?P<req>[\w.]+) > (?P<max>[\w.]+)\)"
 )
+# Kueue 0.17 names what earlier pod sets took: needed = previous + current
+_MAXCAP_SUM = re.compile(
+    r"insufficient quota for (?P<res>[\w./-]+) in flavor (?P<flavor>[\w.-]+), previously considered podsets "
+    r"requests \((?P<prev>[\w.]+)\) \+ current podset request \((?P<req>[\w.]+)\) > maximum capacity "
+    r"\((?P<max>[\w.]+)\)"
+)
 _UNCOVERED = re.compile(r"resource (?P<res>[\w./-]+) unavailable in ClusterQueue")
 
 Positions = dict[tuple[str, str], tuple[int | None, int | None]]
@@ -129,6 +135,13 @@ def _quota_sentence(
     where = f"ClusterQueue {cq_name}" if cq_name else "its ClusterQueue"
     if m := _UNCOVERED.search(msg):
         return f"Can never be admitted as is: {where} has no quota for {m['res']}", True
+    if m := _MAXCAP_SUM.search(msg):
+        res = m["res"]
+        need = parse_quantity(m["prev"]) + parse_quantity(m["req"])
+        return (
+            f"Can never be admitted as is: needs {format_quantity(res, need)} {res} but {where} can hold at most "
+            f"{m['max']} on flavor {m['flavor']}"
+        ), True
     if m := _MAXCAP.search(msg):
         return (
             f"Can never be admitted as is: needs {m['req']} {m['res']} but {where} can hold at most "
@@ -219,7 +232,7 @@ def describe(
         return WorkloadState.admitted, "Admitted", f"Admitted to {target}" + (f" at {at}" if at else "") + f"; {tail}"
     if has_true(wl, "QuotaReserved"):
         checks = [
-            f"{c.get('name')} ({c.get('state', 'Pending')})"
+            f"{c.get('name')} ({c.get('state', 'Pending')}{': ' + c['message'] if c.get('message') else ''})"
             for c in status.get("admissionChecks") or []
             if c.get("state") != "Ready"
         ]

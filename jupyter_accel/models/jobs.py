@@ -225,7 +225,10 @@ class JobDisplay(Wire):
     label: str = Field(description="The status as people read it, e.g. 'Queued'.")
     tone: Tone
     sentence: str = Field(description="One sentence on why it is in this state (the reason, or the state's own).")
-    place: str | None = Field(None, description="Its place in line when queued, e.g. '1st in line'.")
+    place: str | None = Field(
+        None, description="Its place in line when queued, e.g. '1st in line'; none when it can never start as is."
+    )
+    detail: str | None = Field(None, description="Kueue's own message on why it waits, beside the sentence.")
     finished: bool = Field(description="It has ended (succeeded or failed); its logs no longer grow.")
     actions: list[JobAction] = Field(description="What a user may do to it now (a read-only server offers none).")
 

@@ -141,6 +141,11 @@ export function JobDetailView(props: {
           <StatusBadge job={job} /> {job.display.sentence}
           {position && <span> · {position}</span>}
         </div>
+        {job.display.detail && (
+          <p className="jp-accel-muted" aria-label="Kueue's message">
+            Kueue: {job.display.detail}
+          </p>
+        )}
         {error && (
           <p className="jp-accel-error" role="alert">
             {error}

@@ -9,9 +9,10 @@ from k8s_objects import a100_mig_node, cluster_queue, gaudi_node, h100_node, loc
 from jupyter_accel.domain.accelerators import AcceleratorRegistry
 from jupyter_accel.domain.fit import check_fit
 from jupyter_accel.domain.inventory import build_inventory
-from jupyter_accel.domain.job_status import pod_reason
+from jupyter_accel.domain.job_status import job_view, pod_reason
 from jupyter_accel.domain.resources import PodDemand
-from jupyter_accel.models import FitVerdict
+from jupyter_accel.domain.workloads import describe
+from jupyter_accel.models import FitVerdict, JobStatus, Tone
 
 REG = AcceleratorRegistry()
 GPU = "nvidia.com/gpu"
@@ -60,3 +61,40 @@ def test_quota_that_fits_with_nodes_out_of_sight_is_not_called_fits_now():
     assert r.verdict == FitVerdict.fits_now and r.label == "Quota fits"
     assert r.message.startswith("Quota fits: 2 nvidia.com/gpu")
     assert r.message.endswith("placement is unknown: nodes are not visible to your account")
+
+
+# Recorded from devcluster (Kueue 0.17.0): a PyTorchJob of a Master and a Worker with 8 GPUs each, queued in
+# team-a-cq (8 nominal + 4 borrowable nvidia.com/gpu).
+KUEUE_017_MAX_CAPACITY = (
+    "couldn't assign flavors to pod set worker: insufficient quota for nvidia.com/gpu in flavor nvidia-h100-80gb, "
+    "previously considered podsets requests (8) + current podset request (8) > maximum capacity (12)"
+)
+
+
+def test_a_job_too_big_for_its_queue_can_never_start_and_has_no_place_in_line():
+    wl = {
+        "metadata": {"name": "pytorchjob-big-1", "namespace": "team-a"},
+        "spec": {"queueName": "default", "active": True},
+        "status": {
+            "conditions": [
+                {"type": "QuotaReserved", "status": "False", "reason": "Pending", "message": KUEUE_017_MAX_CAPACITY}
+            ]
+        },
+    }
+    _, why, sentence = describe(wl, cluster_queue="team-a-cq", position=(0, 0))
+    assert why == "ExceedsMaxQuota"
+    assert sentence == (
+        "Can never be admitted as is: needs 16 nvidia.com/gpu but ClusterQueue team-a-cq can hold at most 12 "
+        "on flavor nvidia-h100-80gb"
+    )
+    job = {
+        "apiVersion": "kubeflow.org/v1",
+        "kind": "PyTorchJob",
+        "metadata": {"name": "big-1", "namespace": "team-a", "labels": {"kueue.x-k8s.io/queue-name": "default"}},
+        "spec": {"runPolicy": {"suspend": True}},
+    }
+    view = job_view(job, workload=wl, position=0)
+    assert view.status is JobStatus.queued and view.position == 0  # the wire keeps Kueue's number
+    assert (view.display.label, view.display.tone, view.display.place) == ("Can never start", Tone.error, None)
+    assert view.display.sentence.startswith("Can never be admitted as is: needs 16 nvidia.com/gpu")
+    assert view.display.detail == KUEUE_017_MAX_CAPACITY

@@ -197,13 +197,18 @@ def status_of(obj, wl=None, pods=()):
 def test_queued_with_kueue_reason_and_message():
     st, why = status_of(raycluster(), PENDING_WL)
     assert st is JobStatus.queued
-    assert why.startswith("Waiting for quota") and "2 more needed" in why
+    # our sentence (the one /workloads gives this Workload), Kueue's own words beside it as detail
+    assert why.startswith("Waiting for quota") and "2 more than is free" in why
+    view = job_view(raycluster(), workload=PENDING_WL)
+    assert view.display.sentence == why and "2 more needed" in (view.display.detail or "")
 
 
 def test_granular_queue_reasons_become_plain_sentences():
     wl = workload(cond("QuotaReserved", "False", "ExceedsMaxQuota", "request exceeds nominal quota"))
     st, why = status_of(rayjob(jobDeploymentStatus="Suspended"), wl)
-    assert st is JobStatus.queued and "can ever provide" in why and "nominal quota" in why
+    assert st is JobStatus.queued and "Can never be admitted" in why and "nominal quota" in why
+    display = job_view(rayjob(jobDeploymentStatus="Suspended"), workload=wl, position=0).display
+    assert (display.label, display.tone, display.place) == ("Can never start", "error", None)
 
 
 def test_evicted_and_requeued_is_queued_with_the_eviction_reason():
@@ -214,7 +219,7 @@ def test_evicted_and_requeued_is_queued_with_the_eviction_reason():
     )
     st, why = status_of(pytorchjob(cond("Suspended", reason="PyTorchJobSuspended"), suspend=True), wl)
     assert st is JobStatus.queued
-    assert "PodsReadyTimeout" in why and T2 in why
+    assert "PodsReadyTimeout" in why and "next try at 11:00" in why
 
 
 def test_quota_reserved_but_checks_pending_is_still_queued():

@@ -25,6 +25,7 @@ function job(name: string, status: JobView['status']): JobView {
       tone: 'info',
       sentence: `${status}.`,
       place: null,
+      detail: null,
       finished: status === 'Succeeded' || status === 'Failed',
       actions: []
     },

@@ -807,6 +807,12 @@ export interface components {
              */
             actions: components["schemas"]["JobAction"][];
             /**
+             * Detail
+             * @description Kueue's own message on why it waits, beside the sentence.
+             * @default null
+             */
+            detail: string | null;
+            /**
              * Finished
              * @description It has ended (succeeded or failed); its logs no longer grow.
              */
@@ -818,7 +824,7 @@ export interface components {
             label: string;
             /**
              * Place
-             * @description Its place in line when queued, e.g. '1st in line'.
+             * @description Its place in line when queued, e.g. '1st in line'; none when it can never start as is.
              * @default null
              */
             place: string | null;

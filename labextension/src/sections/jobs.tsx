@@ -116,6 +116,14 @@ function JobRow(props: {
         {job.display.sentence}
         {position && <span className="jp-accel-position"> · {position}</span>}
       </div>
+      {job.display.detail && (
+        <div
+          className="jp-accel-muted jp-accel-job-detail"
+          title="Kueue's own message"
+        >
+          Kueue: {job.display.detail}
+        </div>
+      )}
       <div className="jp-accel-muted">{acceleratorsText(devices)}</div>
       <div className="jp-accel-job-actions">
         <button

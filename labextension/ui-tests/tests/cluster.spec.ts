@@ -284,8 +284,11 @@ test('queues a job too big for the quota, suspends and resumes it', async ({
   const jobs = section(panel, 'My jobs');
   const row = jobs.locator(`[data-job="${name}"]`);
   await expect(row).toHaveAttribute('data-status', 'Queued');
-  await expect(row).toContainText('insufficient quota', { timeout: 30_000 });
-  await expect(row).toContainText('1st in line');
+  // more than the queue can ever give: said so, Kueue's own words beside it, and no place in line
+  await expect(row).toContainText('Can never be admitted', { timeout: 30_000 });
+  await expect(row).toContainText('Can never start');
+  await expect(row).toContainText('insufficient quota');
+  await expect(row).not.toContainText('in line');
   await shoot(page, 'jobs-queued');
 
   await row.getByRole('button', { name: 'Suspend' }).click();
