@@ -248,9 +248,21 @@ def _check_nodes(
     return fits
 
 
-def _ahead(pending: list[dict[str, Any]], priority: int) -> list[PendingAhead]:
+def _ahead(
+    pending: list[dict[str, Any]],
+    priority: int,
+    competing: set[str] | None = None,
+    workloads: list[dict[str, Any]] | None = None,
+) -> list[PendingAhead]:
     """Pending entries that Kueue would consider before a new workload of `priority`: still without quota,
-    active, unfinished, and of equal or higher priority. Accepts Workloads and visibility API items."""
+    active, unfinished, and of equal or higher priority. Accepts Workloads and visibility API items; a visibility
+    item whose Workload is in `workloads` takes its requests from it. With `competing` (the accelerator resources
+    the new workload asks for), an entry whose requests are known and ask for none of them is not ahead: it waits
+    for other quota."""
+    by_key = {
+        ((w.get("metadata") or {}).get("namespace"), (w.get("metadata") or {}).get("name")): w
+        for w in workloads or []
+    }
     out = []
     for item in pending:
         meta = item.get("metadata") or {}
@@ -261,9 +273,13 @@ def _ahead(pending: list[dict[str, Any]], priority: int) -> list[PendingAhead]:
             if has_true(item, "QuotaReserved") or has_true(item, "Finished") or spec.get("active") is False:
                 continue
             prio, reqs, pos = spec.get("priority"), total_requests(item), None
-        else:  # a PendingWorkload from the visibility API
-            prio, reqs, pos = item.get("priority"), {}, item.get("positionInLocalQueue")
+        else:  # a PendingWorkload from the visibility API; its Workload, when cached, says what it asks for
+            known = by_key.get((meta.get("namespace"), meta.get("name")))
+            reqs = total_requests(known) if known else {}
+            prio, pos = item.get("priority"), item.get("positionInLocalQueue")
         if (prio or 0) < priority:
+            continue
+        if competing and reqs and not competing & {r for r, v in reqs.items() if v > 0}:
             continue
         out.append(
             PendingAhead(
@@ -307,6 +323,7 @@ def check_fit(
     pending: list[dict[str, Any]] | None = None,
     priority: int = 0,
     registry: AcceleratorRegistry | None = None,
+    workloads: list[dict[str, Any]] | None = None,
 ) -> FitResponse:
     """Verdict for a job made of `demands` (one PodDemand per role).
 
@@ -314,7 +331,8 @@ def check_fit(
     Kueue queue: only nodes are checked). cluster_queue: the CQ behind it, None when not readable.
     cluster_queues / cohorts: for cohort borrowing (siblings; all readable CQs is fine). resource_flavors: None
     when not readable (flavors then count as matching). pending: Workloads of the same LocalQueue (or visibility
-    API items) to list those ahead of a new workload with `priority`.
+    API items) to list those ahead of a new workload with `priority`; workloads: the cached Workloads those items
+    may name (their requests tell whether they compete for the same accelerators).
     """
     registry = registry or AcceleratorRegistry()
     demands = [d for d in demands if d.count > 0]
@@ -375,7 +393,8 @@ def check_fit(
     for name, rq in roles_q.items():
         roles[name].problems = rq.never + roles[name].problems
 
-    ahead = _ahead(pending or [], priority) if local_queue is not None else []
+    competing = {r for r, v in total.items() if v > 0 and registry.is_accelerator(r)}
+    ahead = _ahead(pending or [], priority, competing, workloads) if local_queue is not None else []
     strict = ((cluster_queue or {}).get("spec") or {}).get("queueingStrategy") == "StrictFIFO"
     stopped = _stopped(local_queue, cluster_queue)
 

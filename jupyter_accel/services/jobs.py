@@ -281,6 +281,7 @@ class JobsService:
             resource_flavors=self.hub.items("resourceflavors") if self.hub.readable("resourceflavors") else None,
             pending=pending,
             registry=self.registry,
+            workloads=self.hub.items("workloads") if self.hub.readable("workloads") else None,
         )
 
     # -- writes (blocking) -----------------------------------------------------------------------------------

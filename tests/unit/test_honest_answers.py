@@ -98,3 +98,27 @@ def test_a_job_too_big_for_its_queue_can_never_start_and_has_no_place_in_line():
     assert (view.display.label, view.display.tone, view.display.place) == ("Can never start", Tone.error, None)
     assert view.display.sentence.startswith("Can never be admitted as is: needs 16 nvidia.com/gpu")
     assert view.display.detail == KUEUE_017_MAX_CAPACITY
+
+
+def test_only_workloads_that_compete_for_the_same_accelerators_are_ahead():
+    def item(name: str) -> dict:
+        return {"metadata": {"name": name, "namespace": "team-a"}, "priority": 0, "positionInLocalQueue": 0}
+
+    def wl(name: str, resource: str) -> dict:
+        return {
+            "metadata": {"name": name, "namespace": "team-a"},
+            "spec": {"podSets": [{"name": "main", "count": 1, "template": {"spec": {"containers": [
+                {"name": "c", "resources": {"requests": {resource: "1"}}}]}}}]},
+        }  # fmt: skip
+
+    demand = PodDemand("worker", 1, {"cpu": Decimal(1), GPU: Decimal(1)})
+    r = check_fit(
+        [demand],
+        nodes=None,
+        pods=None,
+        local_queue=local_queue("team-a-queue", "team-a-cq"),
+        cluster_queue=cluster_queue("team-a-cq", reserved_gpu=8),
+        pending=[item("wants-amd"), item("wants-nvidia"), item("unknown")],
+        workloads=[wl("wants-amd", "amd.com/gpu"), wl("wants-nvidia", GPU)],
+    )
+    assert [a.name for a in r.ahead] == ["wants-nvidia", "unknown"]  # an unknown one may still compete
