@@ -20,7 +20,13 @@ from .objects import has_true
 from .presentation import verdict_look
 from .queues import cohort_of, flavor_order, headroom
 from .resources import PodDemand, format_quantity, parse_quantity, to_number
-from .scheduling import flavor_matches, is_node_ready, is_node_unschedulable, placement_problems
+from .scheduling import (
+    flavor_matches,
+    is_node_ready,
+    is_node_unschedulable,
+    matches_node_selector,
+    placement_problems,
+)
 from .workloads import total_requests
 
 ZERO = Decimal(0)
@@ -231,6 +237,12 @@ def _check_nodes(
                 role.problems.append(f"no node has everything one {d.role} pod needs at once")
         elif not any(n in big_enough for n in elig):
             top = ", ".join(f"{p} on {c} node{'s' if c > 1 else ''}" for p, c in why.most_common(3))
+            if selector:  # say how many nodes the selector matches at all, whatever their size
+                matching = sum(
+                    matches_node_selector((by_name[n].get("metadata") or {}).get("labels"), selector) for n in by_name
+                )
+                shown = ",".join(f"{k}={v}" for k, v in sorted(selector.items()))
+                top += f"; its node selector {shown} matches {matching} node{'' if matching == 1 else 's'}"
             role.problems.append(f"no node big enough for a {d.role} pod accepts it ({top})")
         fits[d.role] = role
     ever = _pack(demands, eligible, allocatable, registry)
@@ -260,8 +272,7 @@ def _ahead(
     the new workload asks for), an entry whose requests are known and ask for none of them is not ahead: it waits
     for other quota."""
     by_key = {
-        ((w.get("metadata") or {}).get("namespace"), (w.get("metadata") or {}).get("name")): w
-        for w in workloads or []
+        ((w.get("metadata") or {}).get("namespace"), (w.get("metadata") or {}).get("name")): w for w in workloads or []
     }
     out = []
     for item in pending:

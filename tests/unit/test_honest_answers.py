@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from k8s_objects import a100_mig_node, cluster_queue, gaudi_node, h100_node, local_queue
+from k8s_objects import GPU_TOLERATION, a100_mig_node, cluster_queue, gaudi_node, h100_node, local_queue
 
 from jupyter_accel.domain.accelerators import AcceleratorRegistry
 from jupyter_accel.domain.fit import check_fit
@@ -122,3 +122,16 @@ def test_only_workloads_that_compete_for_the_same_accelerators_are_ahead():
         workloads=[wl("wants-amd", "amd.com/gpu"), wl("wants-nvidia", GPU)],
     )
     assert [a.name for a in r.ahead] == ["wants-nvidia", "unknown"]  # an unknown one may still compete
+
+
+def test_a_node_selector_no_node_matches_is_named_with_its_count():
+    demand = PodDemand(
+        "worker",
+        1,
+        {"cpu": Decimal(1), GPU: Decimal(1)},
+        node_selector={"nvidia.com/gpu.product": "NVIDIA-H200"},
+        tolerations=[GPU_TOLERATION],
+    )
+    r = check_fit([demand], nodes=[h100_node("h-0"), h100_node("h-1")], pods=[], local_queue=None)
+    assert r.verdict == FitVerdict.never_fits
+    assert "node selector nvidia.com/gpu.product=NVIDIA-H200 matches 0 nodes" in r.message
