@@ -125,6 +125,8 @@ class AccelApp(ExtensionApp):
             workbench_prefix=self.workbench_prefix(),
             workbench_label=self.workbench_label(),
             api_base=self.api_base(),
+            default_max_run_seconds=dict(cfg.default_max_run_seconds),
+            max_run_seconds_limit=cfg.max_run_seconds_limit,
         )
         return JobsService(hub, ClusterWriter(hub.api, cfg.request_timeout), self.registry, settings)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from traitlets import Bool, Dict, Enum, Float, List, TraitError, Unicode, default
+from traitlets import Bool, Dict, Enum, Float, Int, List, TraitError, Unicode, default
 from traitlets.config import Configurable
 
 
@@ -73,6 +73,17 @@ class AccelConfig(Configurable):
         "",
         help="LocalQueue a job goes to when its request names none (if it exists in the namespace); default: "
         "Kueue's `default` LocalQueue, else the one annotated as CodeFlare's default.",
+    ).tag(config=True)
+
+    default_max_run_seconds = Dict(
+        {"ray-cluster": 8 * 3600},
+        help="Maximum run time per job kind for requests that set none (Kueue's max-exec-time: Kueue stops the job "
+        "after it has been admitted this long, and the user is told). Interactive Ray clusters hold their GPUs "
+        "until stopped, so they get 8 hours unless the admin says otherwise; a kind left out has no limit.",
+    ).tag(config=True)
+
+    max_run_seconds_limit = Int(
+        0, help="The longest maximum run time a request may ask for (0: no ceiling); longer requests are refused."
     ).tag(config=True)
 
     read_only = Bool(False, help="Hide and refuse launching and controlling jobs.").tag(config=True)

@@ -42,12 +42,14 @@ def validate_job_request(
     known_accelerators: Sequence[str],
     profile: Mapping[str, Any] | None = None,
     default_image: str | None = None,
+    max_run_limit: int = 0,
 ) -> list[FieldError]:
     """All semantic problems of `request`; [] when it can be built.
 
     known_accelerators: the accelerator resource names this cluster offers (accelerator registry).
     profile: the translated hardware profile named by request.hardware_profile, None when it was not found.
     default_image: the server's default image for request.kind (None: the request must name one).
+    max_run_limit: the admin's ceiling on max_run_seconds (0: none).
     """
     errors: list[FieldError] = []
 
@@ -91,6 +93,9 @@ def validate_job_request(
     ):
         if value is not None and parse_quantity(value) <= 0:
             err(field, "must be more than 0")
+
+    if max_run_limit and request.max_run_seconds and request.max_run_seconds > max_run_limit:
+        err("max_run_seconds", f"at most {max_run_limit} seconds on this server")
 
     if not request.image and not default_image:
         err("image", f"no default image is configured for {kind.value}; name one")

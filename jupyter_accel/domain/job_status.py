@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
@@ -16,12 +17,13 @@ from ..models.jobs import JobKind, JobStatus, JobView, PodSummary
 from . import labels as L
 from .builders import pod_sets
 from .builders.common import is_accelerator
+from .eta import StartEstimate, deadline, time_limit_sentence
 from .kinds import KindSpec, pod_role, spec_of
 from .objects import condition as _cond
 from .objects import field as _get
 from .objects import is_true as _is_true
 from .objects import sentence as _sentence
-from .presentation import job_display
+from .presentation import FINISHED, job_display
 from .resources import pod_requests
 from .workloads import describe
 
@@ -287,17 +289,24 @@ def job_view(
     known_accelerators: Sequence[str] | None = None,
     events: Sequence[Mapping[str, Any]] = (),
     writable: bool = True,
+    eta: StartEstimate | None = None,
+    now: datetime | None = None,
 ) -> JobView:
     """The JobView of a job CR. `pods`: its pods (select_pods); `position`: from the visibility API.
 
     known_accelerators None counts every resource besides cpu/memory/ephemeral-storage/hugepages as one.
-    writable False (a read-only server): the display offers no actions.
+    writable False (a read-only server): the display offers no actions. eta: the start estimate of a queued job
+    (eta.estimate_start); now: for the time left of a job with a maximum run time (None: the time of the call).
     """
     spec = _spec(obj)
     meta = obj.get("metadata") or {}
     labels = dict(meta.get("labels") or {})
     status, reason = derive_status(obj, workload, pods, events)
     never = status is JobStatus.queued and workload is not None and _queue_sentence(workload)[1]
+    limit = _get(workload, "spec", "maximumExecutionTimeSeconds") or labels.get(L.MAX_EXEC_TIME)
+    stop = deadline(dict(workload)) if workload is not None and status not in FINISHED else None
+    queued_eta = eta if status is JobStatus.queued and not never else None
+    time_limit = time_limit_sentence(dict(workload), now or datetime.now(UTC)) if stop else None
     start, end = _times(spec, obj, workload, pods)
     wl_spec = (workload or {}).get("spec") or {}
     priority_class = (
@@ -319,6 +328,8 @@ def job_view(
             writable=writable,
             never=never,
             detail=kueue_detail(workload) if status is JobStatus.queued else None,
+            eta=queued_eta.sentence if queued_eta else None,
+            time_limit=time_limit,
         ),
         queue=labels.get(L.QUEUE_NAME) or wl_spec.get("queueName"),
         cluster_queue=_get(workload, "status", "admission", "clusterQueue"),
@@ -329,6 +340,9 @@ def job_view(
         created=meta.get("creationTimestamp"),
         start_time=start,
         end_time=end,
+        max_run_seconds=int(limit) if str(limit or "").isdigit() else None,
+        stops_at=stop[0].isoformat().replace("+00:00", "Z") if stop else None,
+        starts_by=queued_eta.at.isoformat().replace("+00:00", "Z") if queued_eta and queued_eta.at else None,
         accelerators=accelerators_held(pods, known_accelerators),
         accelerators_requested=accelerators_requested(obj, known_accelerators),
         pods=[pod_summary(p, spec) for p in pods],

@@ -25,6 +25,7 @@ MANAGED_BY_VALUE = "jupyter-accel"
 QUEUE_NAME = "kueue.x-k8s.io/queue-name"
 PRIORITY_CLASS = "kueue.x-k8s.io/priority-class"
 JOB_UID = "kueue.x-k8s.io/job-uid"  # set by Kueue on the Workload
+MAX_EXEC_TIME = "kueue.x-k8s.io/max-exec-time-seconds"  # Kueue stops the job after this long admitted
 
 # OpenShift AI traceability of an applied hardware profile.
 HARDWARE_PROFILE_NAME = "opendatahub.io/hardware-profile-name"
@@ -81,6 +82,7 @@ def job_labels(
     priority_class: str | None,
     request_id: str | None,
     user: Mapping[str, str] | None = None,
+    max_run_seconds: int | None = None,
 ) -> dict[str, str]:
     """All labels of a top-level object we create. User labels come first so ours always win."""
     labels = {**(user or {}), **ownership_labels(kind, workbench)}
@@ -90,6 +92,8 @@ def job_labels(
         labels[PRIORITY_CLASS] = priority_class
     if request_id:
         labels[REQUEST_ID] = request_id
+    if max_run_seconds:
+        labels[MAX_EXEC_TIME] = str(max_run_seconds)
     return labels
 
 

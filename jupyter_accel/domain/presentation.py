@@ -61,6 +61,8 @@ def job_display(
     writable: bool = True,
     never: bool = False,
     detail: str | None = None,
+    eta: str | None = None,
+    time_limit: str | None = None,
 ) -> JobDisplay:
     """`never`: queued but it can never be admitted as sized (so no place in line is shown); `detail`: Kueue's
     own message."""
@@ -73,6 +75,8 @@ def job_display(
         sentence=reason or default_sentence,
         place=place_in_line(position) if status is JobStatus.queued and not never else None,
         detail=detail,
+        eta=eta,
+        time_limit=time_limit,
         finished=status in FINISHED,
         actions=actions(status, writable),
     )

@@ -200,6 +200,13 @@ class JobRequest(Wire):
     client_request_id: QueueName | None = Field(
         None, description="Idempotency key: a retry with the same id returns the same job."
     )
+    max_run_seconds: int | None = Field(
+        None,
+        ge=60,
+        le=2**31 - 1,
+        description="Maximum run time: Kueue stops the job (deactivates its Workload) after it has been admitted "
+        "this long, and the time bounds when the jobs behind it start. Default: the server's for the kind.",
+    )
 
 
 class JobStatus(StrEnum):
@@ -229,6 +236,10 @@ class JobDisplay(Wire):
         None, description="Its place in line when queued, e.g. '1st in line'; none when it can never start as is."
     )
     detail: str | None = Field(None, description="Kueue's own message on why it waits, beside the sentence.")
+    eta: str | None = Field(
+        None, description="Queued: when it starts at the latest if the jobs ahead stop at their limits, or why unknown."
+    )
+    time_limit: str | None = Field(None, description="Admitted with a maximum run time: when Kueue stops it.")
     finished: bool = Field(description="It has ended (succeeded or failed); its logs no longer grow.")
     actions: list[JobAction] = Field(description="What a user may do to it now (a read-only server offers none).")
 
@@ -264,6 +275,11 @@ class JobView(Wire):
     created: str | None = Field(None, description="RFC 3339.")
     start_time: str | None = None
     end_time: str | None = None
+    max_run_seconds: int | None = Field(None, description="Its maximum run time (Kueue's max-exec-time), if set.")
+    stops_at: str | None = Field(None, description="RFC 3339: when Kueue stops it, if admitted with a limit.")
+    starts_by: str | None = Field(
+        None, description="RFC 3339: queued, the latest start if the jobs ahead stop in time."
+    )
     accelerators: dict[str, int] = Field(
         default_factory=dict, description="Accelerators held now: requests of running pods."
     )

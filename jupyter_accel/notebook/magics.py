@@ -19,7 +19,7 @@ from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 
 from .client import JOB_KINDS, TERMINAL, AccelClient, AccelError
 from .display import Para, View
-from .requests import DEFAULT_GPU_TYPE, job_request, parse_env
+from .requests import DEFAULT_GPU_TYPE, job_request, parse_duration, parse_env
 
 WAIT_POLL = 2.0  # seconds between status polls while --wait waits for pods
 
@@ -60,6 +60,9 @@ def _add_job_args(p: argparse.ArgumentParser, *, kind_required: bool) -> None:
     p.add_argument("--priority-class", default=None, help="Kueue WorkloadPriorityClass")
     p.add_argument("--env", action="append", default=[], metavar="KEY=VALUE", help="environment variable")
     p.add_argument("--nproc-per-node", type=int, default=None, help="PyTorch: processes per node")
+    p.add_argument(
+        "--max-run", default=None, metavar="DURATION", help="maximum run time, e.g. 90m or 2h: Kueue stops it then"
+    )
 
 
 def _request_from(args: argparse.Namespace, **more: Any) -> dict:
@@ -67,6 +70,8 @@ def _request_from(args: argparse.Namespace, **more: Any) -> dict:
         raise UsageError("--gpu-type needs --gpus N")
     try:
         env = parse_env(args.env)
+        if args.max_run:
+            parse_duration(args.max_run)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     return job_request(
@@ -83,6 +88,7 @@ def _request_from(args: argparse.Namespace, **more: Any) -> dict:
         priority_class=args.priority_class,
         env=env,
         nproc_per_node=args.nproc_per_node,
+        max_run=args.max_run,
         **more,
     )
 

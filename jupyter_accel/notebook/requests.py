@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 DEFAULT_GPU_TYPE = "nvidia.com/gpu"
@@ -25,6 +26,7 @@ def job_request(
     script: str | None = None,
     interpreter: str | None = None,
     nproc_per_node: int | None = None,
+    max_run: str | None = None,
     **more: Any,
 ) -> dict[str, Any]:
     """The JobRequest dict; empty knobs are left out so the server's defaults apply."""
@@ -40,6 +42,7 @@ def job_request(
         "priority_class": priority_class or None,
         "entrypoint": entrypoint or None,
         "nproc_per_node": nproc_per_node,
+        "max_run_seconds": parse_duration(max_run) if max_run else None,
         **more,
     }
     if gpus:
@@ -60,3 +63,17 @@ def parse_env(pairs: list[str]) -> dict[str, str]:
             raise ValueError(f"--env {pair!r}: expected KEY=VALUE")
         env[key] = value
     return env
+
+
+_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def parse_duration(text: str) -> int:
+    """'90m', '2h', '1h30m', '1d', '3600' (seconds) -> seconds; ValueError naming what is allowed."""
+    text = text.strip().lower()
+    if text.isdigit():
+        return int(text)
+    parts = re.findall(r"(\d+)([smhd])", text)
+    if not parts or "".join(n + u for n, u in parts) != text:
+        raise ValueError(f"max run time: {text!r} is not a duration; use e.g. 90m, 2h, 1h30m, 1d or seconds")
+    return sum(int(n) * _UNITS[u] for n, u in parts)

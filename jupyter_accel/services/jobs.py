@@ -8,6 +8,7 @@ are blocking calls, run off the event loop by the caller. Refusals are services.
 from __future__ import annotations
 
 import dataclasses
+import re
 import secrets
 import time
 from datetime import UTC, datetime
@@ -17,13 +18,15 @@ from ..cluster.writes import Ref, WriteError
 from ..domain import labels as L
 from ..domain.builders import build_objects, demands
 from ..domain.builders.common import BuildContext, with_owner
+from ..domain.eta import StartEstimate, estimate_start
 from ..domain.fit import check_fit
 from ..domain.hardware_profiles import apply_profile, list_profiles
 from ..domain.job_request import validate_job_request
 from ..domain.job_status import derive_status, job_view, select_pods
 from ..domain.kinds import KINDS, KindSpec, log_pod, spec_for
+from ..domain.objects import condition, has_true
 from ..domain.queues import default_queue_name
-from ..domain.workloads import find_workload_for_job, positions_from_summaries
+from ..domain.workloads import find_workload_for_job, positions_from_summaries, total_requests
 from ..models import (
     CleanupResponse,
     EventView,
@@ -47,6 +50,7 @@ if TYPE_CHECKING:
 
 
 TERMINAL = (JobStatus.succeeded, JobStatus.failed)
+_TRIED_FLAVOR = re.compile(r" in flavor ([\w.-]+)")  # Kueue's flavor-assignment messages name the flavor tried
 # what a fit check puts in a request whose program is not written yet: the verdict depends on its shape only
 NO_OP_PROGRAM: dict[str, Any] = {"entrypoint": "true", "command": ["true"]}
 
@@ -93,6 +97,42 @@ class JobsService:
             known_accelerators=known,
             writable=not self.settings.read_only,
             events=events.get((obj.get("kind") or "", obj["metadata"]["name"]), []),
+            eta=self._estimate(wl, workloads, positions, known) if wl is not None else None,
+        )
+
+    def _estimate(self, wl: dict[str, Any], workloads, positions, known) -> StartEstimate | None:
+        """The start estimate of a workload waiting for quota, from the visible admitted workloads of its
+        ClusterQueue and their time limits, and the pending ones ahead of it in its LocalQueue."""
+        if has_true(wl, "QuotaReserved") or (wl.get("spec") or {}).get("active") is False:
+            return None
+        queue = (wl.get("spec") or {}).get("queueName")
+        lq = self.hub.get("localqueues", queue, self.namespace) if queue else None
+        cq_name = ((lq or {}).get("spec") or {}).get("clusterQueue")
+        cq = self.hub.get("clusterqueues", cq_name) if cq_name and self.hub.readable("clusterqueues") else None
+        wanted = set(known)
+        needs = {r: v for r, v in total_requests(wl).items() if r in wanted and v > 0}
+        admitted = [
+            w
+            for w in workloads
+            if ((w.get("status") or {}).get("admission") or {}).get("clusterQueue") == cq_name
+            and has_true(w, "Admitted")
+        ]
+        mine = positions.get((self.namespace, wl["metadata"]["name"]), (None, None))[0]
+        ahead = []
+        if mine is not None:
+            for w in workloads:
+                theirs = positions.get((self.namespace, w["metadata"]["name"]), (None, None))[0]
+                if (w.get("spec") or {}).get("queueName") == queue and theirs is not None and theirs < mine:
+                    ahead.append({r: v for r, v in total_requests(w).items() if r in wanted})
+        tried = _TRIED_FLAVOR.search(str((condition(wl, "QuotaReserved") or {}).get("message") or ""))
+        return estimate_start(
+            needs,
+            cluster_queue=cq,
+            admitted=admitted,
+            ahead=ahead,
+            cluster_queues=self.hub.items("clusterqueues") if self.hub.readable("clusterqueues") else None,
+            cohorts=self.hub.items("cohorts") if self.hub.readable("cohorts") else None,
+            flavor=tried.group(1) if tried else None,
         )
 
     def list_jobs(self, scope: str) -> JobsResponse:
@@ -207,9 +247,13 @@ class JobsService:
             if err:
                 errors.append(err)
         default_image = self.settings.default_images.get(request.kind.value)
+        limit = self.settings.max_run_seconds_limit
         errors += validate_job_request(
-            request, known_accelerators=known, profile=profile_dict, default_image=default_image
+            request, known_accelerators=known, profile=profile_dict, default_image=default_image, max_run_limit=limit
         )
+        default_max_run = self.settings.default_max_run_seconds.get(request.kind.value)
+        if default_max_run and limit:
+            default_max_run = min(default_max_run, limit)
         queue = (
             default_queue_name(self.hub.items("localqueues"), self.settings.default_queue)
             if self.hub.readable("localqueues")
@@ -235,6 +279,7 @@ class JobsService:
             known_accelerators=known,
             profile=profile_dict,
             name_suffix=secrets.token_hex(3)[:5],
+            max_run_seconds=default_max_run or None,
         )
         try:
             return build_objects(request, ctx), ctx

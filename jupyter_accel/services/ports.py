@@ -42,3 +42,5 @@ class JobSettings:
     workbench_prefix: str | None = None  # the annotation value jobs are marked with
     workbench_label: str | None = None  # the label value "mine" selects on; None: every managed job
     api_base: str = "/accel/v1/"  # where dashboard paths start
+    default_max_run_seconds: Mapping[str, int] = field(default_factory=dict)  # per kind, for requests without one
+    max_run_seconds_limit: int = 0  # the longest a request may ask for (0: no ceiling)

@@ -141,6 +141,9 @@ export function JobDetailView(props: {
           <StatusBadge job={job} /> {job.display.sentence}
           {position && <span> · {position}</span>}
         </div>
+        {(job.display.eta || job.display.time_limit) && (
+          <p aria-label="Time">{job.display.eta ?? job.display.time_limit}</p>
+        )}
         {job.display.detail && (
           <p className="jp-accel-muted" aria-label="Kueue's message">
             Kueue: {job.display.detail}

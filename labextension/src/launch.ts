@@ -26,6 +26,8 @@ export interface ILaunchForm {
   profile: string;
   queue: string;
   priority: string;
+  /** Maximum run time in hours ('' : the server's default for the kind). */
+  maxRunHours: string;
 }
 
 /** The form's input names: keys of per-field messages. */
@@ -48,7 +50,8 @@ export function defaultForm(): ILaunchForm {
     acceleratorCount: '1',
     profile: '',
     queue: '',
-    priority: ''
+    priority: '',
+    maxRunHours: ''
   };
 }
 
@@ -173,6 +176,17 @@ export function buildRequest(
   if (form.priority.trim()) {
     request.priority_class = form.priority.trim();
   }
+  if (form.maxRunHours.trim()) {
+    const hours = Number(form.maxRunHours.trim());
+    const { minimum, maximum } = JOB_REQUEST_LIMITS.max_run_seconds;
+    const seconds = Math.round(hours * 3600);
+    if (!Number.isFinite(hours) || seconds < minimum || seconds > maximum) {
+      const least = minimum / 60;
+      errors.maxRunHours = `Maximum run time: hours, at least ${least} minute${least === 1 ? '' : 's'}.`;
+    } else {
+      request.max_run_seconds = seconds;
+    }
+  }
   if (clientRequestId) {
     request.client_request_id = clientRequestId;
   }
@@ -205,6 +219,8 @@ export function fieldForPath(
       return 'profile';
     case 'priority_class':
       return 'priority';
+    case 'max_run_seconds':
+      return 'maxRunHours';
     default:
       return '_form';
   }

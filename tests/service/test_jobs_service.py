@@ -206,3 +206,19 @@ def test_a_kind_the_cluster_does_not_serve_is_refused_on_the_kind_field():
         service.submit(JobRequest.model_validate({"kind": "trainjob", "command": ["true"]}))
     assert refused.value.field == "kind"
     assert "does not serve TrainJob" in refused.value.message
+
+
+def test_a_maximum_run_time_becomes_kueues_label_with_the_admins_default_and_ceiling():
+    hub, _writer, service = cluster(default_max_run_seconds={"ray-cluster": 28800}, max_run_seconds_limit=36000)
+    service.submit(JobRequest.model_validate({"kind": "ray-cluster", "name": "ray-1"}))
+    service.submit(pytorch(name="train-1", max_run_seconds=3600))
+    service.submit(pytorch(name="train-2"))
+    labels = {
+        o["metadata"]["name"]: o["metadata"]["labels"] for k in ("rayclusters", "pytorchjobs") for o in hub.caches[k]
+    }
+    assert labels["ray-1"]["kueue.x-k8s.io/max-exec-time-seconds"] == "28800"  # interactive: limited by default
+    assert labels["train-1"]["kueue.x-k8s.io/max-exec-time-seconds"] == "3600"
+    assert "kueue.x-k8s.io/max-exec-time-seconds" not in labels["train-2"]
+    with pytest.raises(errors.Invalid) as refused:
+        service.submit(pytorch(max_run_seconds=36001))
+    assert refused.value.field == "max_run_seconds" and "at most 36000" in refused.value.message

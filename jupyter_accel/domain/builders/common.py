@@ -46,6 +46,7 @@ class BuildContext:
     training_runtime: str = DEFAULT_TRAINING_RUNTIME
     trainjob_overrides: Literal["runtimePatches", "podTemplateOverrides"] = "runtimePatches"  # Trainer >=2.2 / 2.1
     ray_version: str | None = None  # default: from the image tag
+    max_run_seconds: int | None = None  # the server's default maximum run time for this kind; the request's wins
 
 
 def profile(request: JobRequest, ctx: BuildContext) -> dict[str, Any]:
@@ -118,6 +119,7 @@ def metadata(name: str, request: JobRequest, ctx: BuildContext) -> dict[str, Any
             priority_class=effective_priority_class(request, ctx),
             request_id=request.client_request_id,
             user=request.labels,
+            max_run_seconds=request.max_run_seconds or ctx.max_run_seconds,
         ),
     }
     annotations = {

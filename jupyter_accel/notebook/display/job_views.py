@@ -118,6 +118,7 @@ def job_blocks(j: Any) -> list[Block]:
     out: list[Block] = [
         Heading(f"{enum_text(j.kind)} {j.name}: {j.display.label}", tone_of=enum_text(j.display.tone)),
         Para(j.display.sentence),
+        *([Para(t) for t in (j.display.eta, j.display.time_limit) if t]),
         *([Para(f"Kueue: {j.display.detail}", muted=True)] if j.display.detail else []),
     ]
     facts = [f"namespace {j.namespace}", f"queue {opt(j.queue)}"]

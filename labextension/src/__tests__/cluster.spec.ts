@@ -26,6 +26,8 @@ function job(name: string, status: JobView['status']): JobView {
       sentence: `${status}.`,
       place: null,
       detail: null,
+      eta: null,
+      time_limit: null,
       finished: status === 'Succeeded' || status === 'Failed',
       actions: []
     },
@@ -38,6 +40,9 @@ function job(name: string, status: JobView['status']): JobView {
     created: null,
     start_time: null,
     end_time: null,
+    max_run_seconds: null,
+    stops_at: null,
+    starts_by: null,
     accelerators: {},
     accelerators_requested: {},
     pods: [],

@@ -256,3 +256,21 @@ describe('FitChecker', () => {
     });
   });
 });
+
+describe('maximum run time', () => {
+  it('is sent in seconds and bounded as the server bounds it', () => {
+    const ok = buildRequest({
+      ...defaultForm(),
+      command: 'true',
+      maxRunHours: '1.5'
+    });
+    expect(ok.request?.max_run_seconds).toBe(5400);
+    const short = buildRequest({
+      ...defaultForm(),
+      command: 'true',
+      maxRunHours: '0.001'
+    });
+    expect(short.errors.maxRunHours).toContain('at least 1 minute.');
+    expect(fieldForPath('max_run_seconds')).toBe('maxRunHours');
+  });
+});

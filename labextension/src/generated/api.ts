@@ -813,6 +813,12 @@ export interface components {
              */
             detail: string | null;
             /**
+             * Eta
+             * @description Queued: when it starts at the latest if the jobs ahead stop at their limits, or why unknown.
+             * @default null
+             */
+            eta: string | null;
+            /**
              * Finished
              * @description It has ended (succeeded or failed); its logs no longer grow.
              */
@@ -833,6 +839,12 @@ export interface components {
              * @description One sentence on why it is in this state (the reason, or the state's own).
              */
             sentence: string;
+            /**
+             * Time Limit
+             * @description Admitted with a maximum run time: when Kueue stops it.
+             * @default null
+             */
+            time_limit: string | null;
             tone: components["schemas"]["Tone"];
         };
         /**
@@ -951,6 +963,12 @@ export interface components {
             labels?: {
                 [key: string]: string;
             };
+            /**
+             * Max Run Seconds
+             * @description Maximum run time: Kueue stops the job (deactivates its Workload) after it has been admitted this long, and the time bounds when the jobs behind it start. Default: the server's for the kind.
+             * @default null
+             */
+            max_run_seconds: number | null;
             /**
              * Memory
              * @description Per worker pod; default from the profile, else 4Gi.
@@ -1111,6 +1129,12 @@ export interface components {
              * @description Launched by jupyter-accel (label app.kubernetes.io/managed-by).
              */
             managed_by_us: boolean;
+            /**
+             * Max Run Seconds
+             * @description Its maximum run time (Kueue's max-exec-time), if set.
+             * @default null
+             */
+            max_run_seconds: number | null;
             /** Name */
             name: string;
             /** Namespace */
@@ -1149,7 +1173,19 @@ export interface components {
              * @default null
              */
             start_time: string | null;
+            /**
+             * Starts By
+             * @description RFC 3339: queued, the latest start if the jobs ahead stop in time.
+             * @default null
+             */
+            starts_by: string | null;
             status: components["schemas"]["JobStatus"];
+            /**
+             * Stops At
+             * @description RFC 3339: when Kueue stops it, if admitted with a limit.
+             * @default null
+             */
+            stops_at: string | null;
             /**
              * Uid
              * @default null

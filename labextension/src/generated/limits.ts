@@ -24,6 +24,10 @@ export const JOB_REQUEST_LIMITS = {
     "maxLength": 512,
     "minLength": 1
   },
+  "max_run_seconds": {
+    "minimum": 60,
+    "maximum": 2147483647
+  },
   "name": {
     "pattern": "^[a-z]([-a-z0-9]*[a-z0-9])?$",
     "maxLength": 47

@@ -116,6 +116,11 @@ function JobRow(props: {
         {job.display.sentence}
         {position && <span className="jp-accel-position"> · {position}</span>}
       </div>
+      {(job.display.eta || job.display.time_limit) && (
+        <div className="jp-accel-muted jp-accel-job-time">
+          {job.display.eta ?? job.display.time_limit}
+        </div>
+      )}
       {job.display.detail && (
         <div
           className="jp-accel-muted jp-accel-job-detail"

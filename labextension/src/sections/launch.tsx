@@ -328,6 +328,18 @@ export function LaunchForm(props: {
           onChange={e => update({ priority: e.target.value })}
         />
       </Field>
+      <Field
+        label="Maximum run time, hours (optional)"
+        {...field('maxRunHours')}
+      >
+        <input
+          type="text"
+          inputMode="decimal"
+          placeholder="the server's default"
+          value={form.maxRunHours}
+          onChange={e => update({ maxRunHours: e.target.value })}
+        />
+      </Field>
       {errors._form && (
         <p className="jp-accel-error" role="alert">
           {errors._form}
