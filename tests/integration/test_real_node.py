@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import time
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from cluster_api import wait_for
 from tornado.httpclient import HTTPClientError
+
+from jupyter_accel.domain.eta import parse_time
 
 NODE_PARTS = ["kubelet", "containerd", "runc", "cni-plugins", "coredns", "node-image"]
 pytestmark = [pytest.mark.cluster, pytest.mark.devcluster(needs=NODE_PARTS)]
@@ -232,3 +235,50 @@ async def test_suspend_resume_delete_real_pods_and_free_the_devices(devcluster, 
 
 async def _has(api, name: str, pod: str, text: str) -> bool:
     return text in await pod_logs(api, "pytorch", name, pod)
+
+
+HOLD = "import time\nprint('holding', flush=True)\ntime.sleep(900)\n"
+
+
+@pytest.mark.parametrize("identity", ["admin"])  # reads the ClusterQueue and every Workload of the namespace
+async def test_the_start_estimate_holds_when_the_jobs_ahead_stop_at_their_limits(api, unique, image):
+    """Two jobs hold all 4 GPUs of real-node-cq with limits of 1 and 2 minutes; a third waits for 2 GPUs. Its
+    estimate is the first one's admission plus its limit, and Kueue admits it then, within the debounce."""
+    gpus = {"resource": "nvidia.com/gpu", "count": 2}
+    short, long, waiting = unique("lim1"), unique("lim2"), unique("next")
+    names = (short, long, waiting)
+    try:
+        for name, limit in ((short, 60), (long, 120)):
+            req = script_job("pytorch", name, image, HOLD, workers=1, accelerators=gpus, max_run_seconds=limit)
+            code, out = await api.call("POST", "jobs", req)
+            assert code == 201, out
+        await api.until(
+            "jobs",
+            lambda b: all(
+                (j := job_of(b, n)) and j["status"] in ("Admitted", "Starting", "Running") for n in names[:2]
+            ),
+            timeout=120,
+        )
+        code, out = await api.call(
+            "POST", "jobs", script_job("pytorch", waiting, image, HOLD, workers=1, accelerators=gpus)
+        )
+        assert code == 201, out
+        body = await api.until("jobs", lambda b: (j := job_of(b, waiting)) and j["starts_by"], timeout=60)
+        job = job_of(body, waiting)
+        assert job["status"] == "Queued" and "if the jobs ahead stop at their time limits" in job["display"]["eta"]
+        expected = parse_time(job["starts_by"])
+        limited = job_of(body, short)
+        assert limited["stops_at"] == job["starts_by"]  # the first to go frees what it needs
+        assert "Kueue stops it at" in limited["display"]["time_limit"]
+        body = await api.until("jobs", lambda b: (j := job_of(b, waiting)) and j["status"] != "Queued", timeout=180)
+        admitted_at = datetime.now(UTC)
+        # Kueue deactivates the first at its limit and admits the waiting one at once; the push debounce, the
+        # polling here and Kueue's own requeue loop add seconds
+        assert expected - timedelta(seconds=2) <= admitted_at <= expected + timedelta(seconds=30), (
+            expected,
+            admitted_at,
+        )
+        assert job_of(body, short)["status"] == "Suspended"  # stopped through Kueue, not deleted
+    finally:
+        for name in names:
+            await api.call("DELETE", f"jobs/pytorch/{name}")
