@@ -18,7 +18,7 @@ SHOWS = {
     "01-quickstart": ["Kubernetes: connected", "gpu-h100-0", "Fits now"],
     "02-interactive-ray-cluster": ["Running", "Ray 2.60.0 answers from the head of ray-demo-"],
     "03-pytorch-ddp": [": Succeeded", "rank 0: sum of ranks over the pod network = 1"],
-    "04-queues-and-quotas": ["Can never fit", "Queued at position 0", "Succeeded, tour-"],
+    "04-queues-and-quotas": ["Can never fit", "Queued, 1st in line", "Succeeded, tour-"],
 }
 
 
