@@ -272,6 +272,9 @@ async def test_the_start_estimate_holds_when_the_jobs_ahead_stop_at_their_limits
         assert "Kueue stops it at" in limited["display"]["time_limit"]
         body = await api.until("jobs", lambda b: (j := job_of(b, waiting)) and j["status"] != "Queued", timeout=180)
         admitted_at = datetime.now(UTC)
+        print(
+            f"eta: estimated {job['starts_by']}, left the queue {(admitted_at - expected).total_seconds():+.1f} s from it"
+        )
         # Kueue deactivates the first at its limit and admits the waiting one at once; the push debounce, the
         # polling here and Kueue's own requeue loop add seconds
         assert expected - timedelta(seconds=2) <= admitted_at <= expected + timedelta(seconds=30), (
