@@ -18,6 +18,7 @@ from . import labels as L
 from .builders import pod_sets
 from .builders.common import is_accelerator
 from .eta import StartEstimate, deadline, time_limit_sentence
+from .inventory import is_active_pod
 from .kinds import KindSpec, pod_role, spec_of
 from .objects import condition as _cond
 from .objects import field as _get
@@ -61,10 +62,6 @@ def select_pods(obj: Mapping[str, Any], pods: Iterable[Mapping[str, Any]]) -> li
         if any(all(labels.get(k) == v for k, v in s.items()) for s in selectors):
             out.append(dict(pod))
     return out
-
-
-def _terminal_pod(pod: Mapping[str, Any]) -> bool:
-    return _get(pod, "status", "phase") in ("Succeeded", "Failed")
 
 
 # The Training Operator's event when a replica's container fails (its pod is deleted right after, when the job
@@ -167,7 +164,7 @@ def accelerators_held(pods: Iterable[Mapping[str, Any]], known: Sequence[str] | 
     """Accelerators the pods hold now: requests of bound, non-terminal pods (what the scheduler counts)."""
     total: dict[str, int] = {}
     for pod in pods:
-        if _get(pod, "spec", "nodeName") and not _terminal_pod(pod):
+        if _get(pod, "spec", "nodeName") and is_active_pod(pod):
             _add(total, _accelerators(pod_requests(pod.get("spec") or {}), known))
     return total
 
@@ -246,7 +243,7 @@ def derive_status(
         return JobStatus.suspended, "Suspended."
 
     live = [p for p in pods if not _get(p, "metadata", "deletionTimestamp")]
-    not_ready = [p for p in live if not _terminal_pod(p) and not pod_ready(p)]
+    not_ready = [p for p in live if is_active_pod(p) and not pod_ready(p)]
     blocked = next((f"{_get(p, 'metadata', 'name')}: {pod_reason(p)}" for p in not_ready if pod_reason(p)), None)
     pods_ready = _is_true(_cond(workload, "PodsReady"))
     cr_running = spec.running(obj)

@@ -23,7 +23,6 @@ if TYPE_CHECKING:
     from ..models import Connection, InfoResponse, JobDetail, JobRequest, JobView, SubmitResponse
 
 API_PATH = "accel/v1/"
-TERMINAL = ("Succeeded", "Failed")
 JOB_KINDS = ("ray-cluster", "ray-job", "pytorch", "trainjob")
 
 

@@ -17,7 +17,7 @@ from typing import Any, NoReturn
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 
-from .client import JOB_KINDS, TERMINAL, AccelClient, AccelError
+from .client import JOB_KINDS, AccelClient, AccelError
 from .display import Para, View
 from .requests import DEFAULT_GPU_TYPE, job_request, parse_duration, parse_env
 
@@ -274,7 +274,7 @@ def _follow_until_done(c: AccelClient, kind: str, name: str, poll: float, deadli
     def watch() -> None:
         while not stop.wait(poll):
             try:
-                if str(c.job(kind, name).job.status) in TERMINAL:
+                if c.job(kind, name).job.display.finished:
                     break
             except AccelError:
                 break
@@ -312,7 +312,7 @@ def wait_for_job(c: AccelClient, kind: str, name: str, *, timeout: float | None 
     try:
         while True:
             status = str(job.status)
-            if status in TERMINAL:
+            if job.display.finished:
                 break
             if status == "Running" and not shown_logs:
                 shown_logs = True

@@ -25,6 +25,7 @@ from ..domain.job_request import validate_job_request
 from ..domain.job_status import derive_status, job_view, select_pods
 from ..domain.kinds import KINDS, KindSpec, log_pod, spec_for
 from ..domain.objects import condition, has_true
+from ..domain.presentation import FINISHED
 from ..domain.queues import default_queue_name
 from ..domain.workloads import find_workload_for_job, positions_from_summaries, total_requests
 from ..models import (
@@ -36,7 +37,6 @@ from ..models import (
     JobKind,
     JobRequest,
     JobsResponse,
-    JobStatus,
     JobView,
     SubmitResponse,
     Visibility,
@@ -49,7 +49,6 @@ if TYPE_CHECKING:
     from ..domain.accelerators import AcceleratorRegistry
 
 
-TERMINAL = (JobStatus.succeeded, JobStatus.failed)
 _TRIED_FLAVOR = re.compile(r" in flavor ([\w.-]+)")  # Kueue's flavor-assignment messages name the flavor tried
 # what a fit check puts in a request whose program is not written yet: the verdict depends on its shape only
 NO_OP_PROGRAM: dict[str, Any] = {"entrypoint": "true", "command": ["true"]}
@@ -201,7 +200,7 @@ class JobsService:
         if pod is None:
             pod = log_pod(spec_for(kind), pods)
         if pod is None:
-            if job.get("status") and derive_status(job, None, [])[0] in TERMINAL:
+            if job.get("status") and derive_status(job, None, [])[0] in FINISHED:
                 raise NotFound(
                     f"{name} has ended and has no pods any more (its operator removed them), so its log is gone; "
                     "follow a job's log while it runs to keep it.",
@@ -431,7 +430,7 @@ class JobsService:
         now = datetime.now(UTC)
         doomed = []
         for view in self.list_jobs(scope).jobs:
-            if view.status not in TERMINAL or not view.managed_by_us:
+            if view.status not in FINISHED or not view.managed_by_us:
                 continue
             ended = _parse_time(view.end_time) or _parse_time(view.created)
             if ended is not None and (now - ended).total_seconds() >= older_than:

@@ -7,7 +7,7 @@ from typing import Any
 
 import ipywidgets as w
 
-from ..client import TERMINAL, AccelClient, AccelError
+from ..client import AccelClient, AccelError
 from ..display import blocks, to_text
 from .live import LiveBox, error_html, model_html
 from .streams import POLL_SECONDS, LogFollower
@@ -83,7 +83,7 @@ class JobMonitor(LiveBox):
             # not running (any more): no stream to keep open; a snapshot of the tail, the final one at the end
             self._stop_log_follow()
             self._show_log_tail()
-            if status in TERMINAL:
+            if job.display.finished:
                 self._end()
 
     def _show_log_tail(self) -> None:
