@@ -21,7 +21,9 @@ function limitsOf(schema) {
   const out = {};
   for (const [name, prop] of Object.entries(schema.properties ?? {})) {
     const branch = (prop.anyOf ?? [prop]).find(b => b.type !== 'null') ?? prop;
-    const found = Object.fromEntries(KEYS.filter(k => k in branch).map(k => [k, branch[k]]));
+    const found = Object.fromEntries(
+      KEYS.filter(k => k in branch).map(k => [k, branch[k]])
+    );
     if (Object.keys(found).length) {
       out[name] = found;
     }
@@ -36,7 +38,10 @@ const limits =
   `export const ACCELERATOR_REQUEST_LIMITS = ${JSON.stringify(limitsOf(schemas.AcceleratorRequest), null, 2)} as const;\n`;
 
 let stale = false;
-for (const [file, source] of [['api.ts', types], ['limits.ts', limits]]) {
+for (const [file, source] of [
+  ['api.ts', types],
+  ['limits.ts', limits]
+]) {
   const target = resolve(root, 'src', 'generated', file);
   if (check) {
     const committed = await readFile(target, 'utf8').catch(() => '');
