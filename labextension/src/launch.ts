@@ -113,7 +113,7 @@ export function buildRequest(
   const maxWorkers = JOB_REQUEST_LIMITS.workers.maximum;
   const workers = wholeNumber(form.workers, minWorkers, maxWorkers);
   if (workers === null) {
-    errors.workers = `Workers: a whole number from ${minWorkers} to ${maxWorkers}.`;
+    errors.workers = `Workers: a whole number, at least ${minWorkers} (at most ${maxWorkers}).`;
   }
   const request: JobRequest = {
     kind: form.kind,
@@ -155,7 +155,7 @@ export function buildRequest(
     const { minimum, maximum } = ACCELERATOR_REQUEST_LIMITS.count;
     const count = wholeNumber(form.acceleratorCount, minimum, maximum);
     if (count === null) {
-      errors.acceleratorCount = `Count: a whole number from ${minimum} to ${maximum}.`;
+      errors.acceleratorCount = `Count: a whole number, at least ${minimum} (at most ${maximum}).`;
     }
     if (!form.acceleratorType.trim()) {
       errors.acceleratorType = 'Choose an accelerator type.';
