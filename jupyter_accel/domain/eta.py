@@ -31,7 +31,8 @@ def parse_time(text: str | None) -> datetime | None:
 
 
 def clock(at: datetime) -> str:
-    return at.astimezone(UTC).strftime("%H:%M UTC")
+    """14:20 UTC (a time without a zone is taken as UTC, as Kubernetes writes them)."""
+    return (at if at.tzinfo else at.replace(tzinfo=UTC)).astimezone(UTC).strftime("%H:%M UTC")
 
 
 def duration(seconds: int) -> str:

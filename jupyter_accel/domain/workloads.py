@@ -9,7 +9,6 @@ anything else is passed through.
 from __future__ import annotations
 
 import re
-from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
@@ -22,6 +21,7 @@ from ..models.workloads import (
     WorkloadState,
     WorkloadView,
 )
+from .eta import clock, parse_time
 from .labels import JOB_UID
 from .objects import condition, has_true
 from .presentation import place_in_line
@@ -48,12 +48,8 @@ Positions = dict[tuple[str, str], tuple[int | None, int | None]]
 
 
 def _hhmm(timestamp: str | None) -> str | None:
-    if not timestamp:
-        return None
-    try:
-        return datetime.fromisoformat(timestamp.replace("Z", "+00:00")).strftime("%H:%M UTC")
-    except ValueError:
-        return None
+    at = parse_time(timestamp)
+    return clock(at) if at else None
 
 
 def pod_set_requests(wl: dict[str, Any]) -> list[tuple[str, int, dict[str, Decimal]]]:

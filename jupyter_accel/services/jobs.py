@@ -18,7 +18,7 @@ from ..cluster.writes import Ref, WriteError
 from ..domain import labels as L
 from ..domain.builders import build_objects, demands
 from ..domain.builders.common import BuildContext, with_owner
-from ..domain.eta import StartEstimate, estimate_start
+from ..domain.eta import StartEstimate, estimate_start, parse_time
 from ..domain.fit import check_fit
 from ..domain.hardware_profiles import apply_profile, list_profiles
 from ..domain.job_request import validate_job_request
@@ -432,7 +432,7 @@ class JobsService:
         for view in self.list_jobs(scope).jobs:
             if view.status not in FINISHED or not view.managed_by_us:
                 continue
-            ended = _parse_time(view.end_time) or _parse_time(view.created)
+            ended = parse_time(view.end_time) or parse_time(view.created)
             if ended is not None and (now - ended).total_seconds() >= older_than:
                 doomed.append(view)
         if not dry_run:
@@ -451,12 +451,3 @@ def _mine(obj: dict[str, Any], workbench: str | None) -> bool:
     if workbench is None:
         return True
     return ((obj.get("metadata") or {}).get("labels") or {}).get(L.WORKBENCH) == workbench
-
-
-def _parse_time(text: str | None) -> datetime | None:
-    if not text:
-        return None
-    try:
-        return datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        return None
