@@ -79,10 +79,11 @@ def build() -> dict[str, Any]:
                     "content": {ep.streaming: {"schema": {"type": "string"}}},
                 }
             elif ep.response is not None:
-                responses[str(ep.status)] = {
-                    "description": "OK",
-                    "content": {"application/json": {"schema": {"$ref": REF.format(model=ep.response)}}},
-                }
+                for code in (ep.status, *ep.also):
+                    responses[str(code)] = {
+                        "description": "OK",
+                        "content": {"application/json": {"schema": {"$ref": REF.format(model=ep.response)}}},
+                    }
             else:
                 responses[str(ep.status)] = {"description": "OK"}
             # every body is read by AccelHandler.parse_body: 400 when it is no JSON text, 413 past MAX_BODY_BYTES

@@ -44,6 +44,7 @@ class Endpoint:
     request: str | None = None
     query: dict[str, str] = field(default_factory=dict)
     status: int = 200
+    also: tuple[int, ...] = ()  # further success statuses with the same body (e.g. 200 for an idempotent retry)
     errors: tuple[int, ...] = ()
     streaming: str | None = None  # media type of a streamed answer (text/event-stream, text/plain)
 

@@ -60,6 +60,7 @@ class JobsHandler(JobsBase):
             request="JobRequest",
             response="SubmitResponse",
             status=201,
+            also=(200,),  # a retry with the same client_request_id: the job it made, created false
             errors=(400, 409, 503),
         ),
     }
