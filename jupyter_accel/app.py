@@ -16,10 +16,12 @@ from .config import AccelConfig
 from .models import API_PREFIX
 
 if TYPE_CHECKING:
+    from .api.views import Views
     from .cluster.hub import Hub
     from .cluster.session import ClusterSession
     from .push import Broadcaster
     from .services.jobs import JobsService
+    from .services.reads import Inventory
 
 PROBE_TTL = 15.0  # seconds an answered connection probe stays fresh
 
@@ -45,6 +47,8 @@ class AccelApp(ExtensionApp):
         self.registry = AcceleratorRegistry.from_config(list(self.accel_config.accelerators))
         self.hub: Hub | None = None
         self.broadcaster: Broadcaster | None = None
+        self.views: Views  # made in _start, with the broadcaster
+        self.inventory: Inventory
         self._probed_at = 0.0
         self._probe_lock = asyncio.Lock()
         self._identity_lock = asyncio.Lock()
@@ -75,11 +79,19 @@ class AccelApp(ExtensionApp):
         await asyncio.get_running_loop().run_in_executor(None, _import_runtime)
         if self.broadcaster is not None or self._stopped:
             return
+        from .api.views import Views
         from .cluster.session import ClusterSession
         from .push import Broadcaster
+        from .services.reads import Inventory
 
         self.session = ClusterSession(self.accel_config)
-        self.broadcaster = Broadcaster(asyncio.get_running_loop(), self.accel_config.push_debounce)
+        self.views = Views()
+        self.inventory = Inventory(self.registry)
+        self.broadcaster = Broadcaster(
+            asyncio.get_running_loop(),
+            self.accel_config.push_debounce,
+            prepare=lambda topics: self.views.refresh(self.hub, topics),
+        )
         self._start_hub()
 
     async def stop_extension(self) -> None:

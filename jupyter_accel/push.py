@@ -3,20 +3,21 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable
+import contextlib
+from collections.abc import Awaitable, Callable, Iterable
 
 from .domain.kinds import KINDS
 
-# cache key -> the API topics whose answers it changes
+# cache key -> the API topics whose answers it changes (api/views memoizes each answer by the caches it lists here)
 TOPICS: dict[str, tuple[str, ...]] = {
-    "nodes": ("inventory",),
+    "nodes": ("inventory", "jobs"),  # jobs: the accelerator names a job's pods are counted by
     "allpods": ("inventory",),
-    "pods": ("inventory", "jobs"),
+    "pods": ("jobs",),
     "events": ("jobs",),
-    "localqueues": ("queues",),
-    "clusterqueues": ("queues",),
-    "cohorts": ("queues",),
-    "resourceflavors": ("queues", "inventory"),
+    "localqueues": ("queues", "workloads", "jobs"),
+    "clusterqueues": ("queues", "workloads", "jobs"),
+    "cohorts": ("queues", "jobs"),
+    "resourceflavors": ("queues",),
     "workloadpriorityclasses": ("queues",),
     "workloads": ("workloads", "jobs", "queues"),
     "pending": ("workloads", "jobs", "queues"),
@@ -27,16 +28,30 @@ TOPICS: dict[str, tuple[str, ...]] = {
 }
 
 
+def depends(topic: str) -> tuple[str, ...]:
+    """The cache keys an answer of this topic is computed from."""
+    return tuple(sorted(key for key, topics in TOPICS.items() if topic in topics))
+
+
 class Broadcaster:
     """Gathers changed topics for `debounce` seconds, then hands one message to every subscriber queue."""
 
-    def __init__(self, loop: asyncio.AbstractEventLoop, debounce: float):
+    PREPARE_TIMEOUT = 2.0  # a push waits this long at most for its views to be computed
+
+    def __init__(
+        self,
+        loop: asyncio.AbstractEventLoop,
+        debounce: float,
+        prepare: Callable[[set[str]], Awaitable[None]] | None = None,
+    ):
         self.loop = loop
         self.debounce = debounce
+        self.prepare = prepare  # computes the changed views first, so the refetch a push causes finds them ready
         self.revision = 0
         self._dirty: set[str] = set()
         self._scheduled = False
         self._subscribers: set[asyncio.Queue[dict]] = set()
+        self._tasks: set[asyncio.Task[None]] = set()  # held, so a pending push is not garbage-collected
 
     def notify_threadsafe(self, cache_key: str) -> None:
         """Called from informer threads."""
@@ -53,9 +68,23 @@ class Broadcaster:
         self._scheduled = False
         if not self._dirty:
             return
-        self.revision += 1
-        msg = {"revision": self.revision, "topics": sorted(self._dirty)}
+        topics = set(self._dirty)
         self._dirty.clear()
+        if self.prepare is None:
+            self._send(topics)
+        else:
+            task = self.loop.create_task(self._prepared(topics))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    async def _prepared(self, topics: set[str]) -> None:
+        with contextlib.suppress(Exception):  # a view that fails is computed (and its error shown) on the refetch
+            await asyncio.wait_for(self.prepare(topics), self.PREPARE_TIMEOUT)  # type: ignore[misc]
+        self._send(topics)
+
+    def _send(self, topics: set[str]) -> None:
+        self.revision += 1
+        msg = {"revision": self.revision, "topics": sorted(topics)}
         for q in list(self._subscribers):
             if q.qsize() < 100:  # a stalled client gets no more; it refetches everything on reconnect
                 q.put_nowait(msg)

@@ -1,27 +1,54 @@
-"""GET /accel/v1/inventory and /accel/v1/profiles: accelerators per node and model, hardware profiles."""
+"""GET /accel/v1/inventory, its node pages, and /accel/v1/profiles: accelerators per model and node, hardware
+profiles. Answers come from api/views (computed off the event loop, once per change of the caches)."""
 
 from __future__ import annotations
 
 from tornado import web
 
-from .. import models
 from .base import AccelHandler, Endpoint
 
 
 class InventoryHandler(AccelHandler):
     path = "inventory"
-    endpoints = {"get": Endpoint("Accelerators per node and per model", response="InventoryResponse", errors=(503,))}
+    endpoints = {
+        "get": Endpoint("Accelerators per model, with node counts", response="InventoryResponse", errors=(503,))
+    }
     _track_activity = False
 
     @web.authenticated
     async def get(self) -> None:
         hub = await self.synced_hub()
-        nodes = self.readable_items(hub, "nodes")
-        # allocated figures need every pod of the cluster; without that right they are left empty, not guessed
-        pods = self.readable_items(hub, "allpods") if "allpods" in hub.informers else None
-        from ..domain.inventory import build_inventory
+        inventory = self.accel.inventory
+        await self.send_view(hub, "inventory", (), lambda: inventory.summary(hub))
 
-        self.send(build_inventory(nodes, pods, self.accel.registry))
+
+class InventoryNodesHandler(AccelHandler):
+    path = "inventory/nodes"
+    endpoints = {
+        "get": Endpoint(
+            "One page of the nodes with accelerators, by name",
+            response="InventoryNodesResponse",
+            query={
+                "model": "a model key (AcceleratorModelSummary.key); default: every node with an accelerator",
+                "offset": "nodes to skip (default 0)",
+                "limit": "nodes on the page, 1 to 500 (default 100)",
+            },
+            errors=(400, 503),
+        )
+    }
+    _track_activity = False
+
+    @web.authenticated
+    async def get(self) -> None:
+        from ..services.reads import page_arguments
+
+        offset, limit = page_arguments(self.get_argument("offset", None), self.get_argument("limit", None))
+        model = self.get_argument("model", None) or None
+        hub = await self.synced_hub()
+        inventory = self.accel.inventory
+        await self.send_view(
+            hub, "inventory", ("nodes", model, offset, limit), lambda: inventory.nodes(hub, model, offset, limit)
+        )
 
 
 class ProfilesHandler(AccelHandler):
@@ -31,17 +58,8 @@ class ProfilesHandler(AccelHandler):
 
     @web.authenticated
     async def get(self) -> None:
-        hub = await self.synced_hub()
-        hw = self.readable_items(hub, "hardwareprofiles")
-        legacy = self.readable_items(hub, "acceleratorprofiles")
-        served = "hardwareprofiles" in hub.informers or "acceleratorprofiles" in hub.informers
-        if not served:
-            vis = models.Visibility(visible=False, message="This cluster serves no hardware profiles.")
-        elif hw is None and legacy is None:
-            vis = models.Visibility(visible=False, message="not visible to your account")
-        else:
-            vis = models.Visibility()
-        from ..domain.hardware_profiles import list_profiles
+        from ..services.reads import profiles
 
-        profiles = list_profiles(hw or [], legacy or [], registry=self.accel.registry)
-        self.send(models.HardwareProfilesResponse(profiles=profiles, visibility=vis))
+        hub = await self.synced_hub()
+        registry = self.accel.registry
+        await self.send_view(hub, "profiles", (), lambda: profiles(hub, registry))

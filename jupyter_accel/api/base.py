@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
@@ -162,10 +163,6 @@ class AccelHandler(APIHandler):
         self.release_stream_slot()
         super().on_connection_close()
 
-    def readable_items(self, hub: Hub, key: str) -> list[dict[str, Any]] | None:
-        """A cache's objects, or None when this identity may not read them (domain/ shows "not visible")."""
-        return hub.items(key) if hub.readable(key) else None
-
     def parse_body(self, model: type[M]) -> M:
         """The one place a JSON body is read: 413 past MAX_BODY_BYTES, else 400 naming the body when it is not UTF-8
         JSON, nests deeper than MAX_BODY_DEPTH or holds a lone surrogate; 400 naming each field the model refuses."""
@@ -182,6 +179,15 @@ class AccelHandler(APIHandler):
         self.set_status(status)
         self.set_header("Content-Type", "application/json")
         self.finish(model.model_dump_json())
+
+    async def send_view(
+        self, hub: Hub, topic: str, params: tuple[Any, ...], build: Callable[[], BaseModel], **kw: Any
+    ) -> None:
+        """A read answer from api/views: computed off the event loop, once per change of the caches it reads.
+        `build` must hold nothing of the request but what `params` names (it is kept to compute ahead)."""
+        body = await self.accel.views.get(hub, topic, params, build, **kw)
+        self.set_header("Content-Type", "application/json")
+        self.finish(body)
 
     def log_exception(self, typ: Any, value: Any, tb: Any) -> None:
         if isinstance(value, service_errors.ServiceError):

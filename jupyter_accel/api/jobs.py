@@ -25,6 +25,7 @@ T = TypeVar("T")
 # Followed logs hold a thread each for as long as a browser watches: they get their own pool, so they can never
 # starve the pool that submits, deletes and suspends jobs.
 LOG_THREADS = ThreadPoolExecutor(max_workers=64, thread_name_prefix="accel-logs")
+JOBS_MAX_AGE = 15.0  # seconds
 NAME = r"(?P<name>[a-z0-9][-a-z0-9.]*)"
 KIND = r"(?P<kind>[a-z-]+)"
 
@@ -68,7 +69,13 @@ class JobsHandler(JobsBase):
 
     @web.authenticated
     async def get(self) -> None:
-        self.send((await self.ops()).list_jobs(self.get_argument("scope", "namespace")))
+        from ..services.jobs import check_scope
+
+        scope = check_scope(self.get_argument("scope", "namespace"))
+        ops = await self.ops()
+        hub = ops.hub
+        # jobs name times relative to now (time left, started ago): computed again at least this often
+        await self.send_view(hub, "jobs", (scope,), lambda: ops.list_jobs(scope), max_age=JOBS_MAX_AGE)
 
     @web.authenticated
     async def post(self) -> None:

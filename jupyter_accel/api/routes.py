@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .accelerators import InventoryHandler, ProfilesHandler
+from .accelerators import InventoryHandler, InventoryNodesHandler, ProfilesHandler
 from .base import AccelHandler, NotFoundHandler
 from .identity import TokenHandler
 from .info import InfoHandler
@@ -25,6 +25,7 @@ HANDLERS: list[type[AccelHandler]] = [
     TokenHandler,
     StreamHandler,
     InventoryHandler,
+    InventoryNodesHandler,
     ProfilesHandler,
     QueuesHandler,
     WorkloadsHandler,

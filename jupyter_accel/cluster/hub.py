@@ -75,6 +75,8 @@ class Hub:
         self.informers: dict[str, Informer] = {}
         self.pending: dict[str, list[dict[str, Any]]] = {}  # LocalQueue name -> visibility items
         self.pending_state: CacheState = CacheState.starting
+        self.pending_revision = 0
+        self.info_revision = 0  # discovery, permissions and the set of informers
         self._stop = threading.Event()
         self._started = threading.Event()  # every informer of the first discovery is running
         self._lock = threading.Lock()
@@ -99,6 +101,18 @@ class Hub:
 
     def version(self, group: str) -> str | None:
         return self.discovery.version(group)
+
+    def revision(self, keys: tuple[str, ...]) -> tuple[object, ...]:
+        """A value that changes whenever any of these caches changes (objects, state, or the informer itself):
+        answers computed from them are memoized by it. "pending" is the visibility poll, "info" the discovery."""
+        out: list[object] = [self.info_revision]
+        for key in keys:
+            if key == "pending":
+                out.append((self.pending_revision, self.pending_state))
+                continue
+            inf = self.informers.get(key)
+            out.append(None if inf is None else (id(inf), inf.revision, inf.state))
+        return tuple(out)
 
     # -- lifecycle -----------------------------------------------------------------------------------------
     def start(self) -> None:
@@ -130,6 +144,7 @@ class Hub:
                 permissions = review_all(self.api, self.namespace, self.request_timeout)
                 # published together: a reader never sees the APIs without the permissions that go with them
                 self.discovery, self.permissions, self.discovery_error = discovery, permissions, None
+                self.info_revision += 1
                 break
             except Exception as exc:
                 self.discovery_error = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
@@ -140,6 +155,7 @@ class Hub:
             return
         for res in self._wanted():
             self._start_informer(res)
+        self.info_revision += 1
         self._started.set()
         self.on_change("info")
         for target in (self._poll_visibility, self._maintain):
@@ -173,7 +189,9 @@ class Hub:
             try:
                 discovery = discover(self.api, self.request_timeout)
                 permissions = review_all(self.api, self.namespace, self.request_timeout)
-                self.discovery, self.permissions = discovery, permissions
+                if (discovery, permissions) != (self.discovery, self.permissions):
+                    self.discovery, self.permissions = discovery, permissions
+                    self.info_revision += 1
             except Exception:
                 continue
             for res in self._wanted():
@@ -182,6 +200,7 @@ class Hub:
                     if current:
                         current.stop()
                     self._start_informer(res)
+                    self.info_revision += 1
             self.on_change("info")
 
     def _poll_visibility(self) -> None:
@@ -214,4 +233,5 @@ class Hub:
     def _set_pending(self, result: dict[str, list[dict[str, Any]]], state: CacheState) -> None:
         if result != self.pending or state != self.pending_state:
             self.pending, self.pending_state = result, state
+            self.pending_revision += 1
             self.on_change("pending")

@@ -76,6 +76,7 @@ class Informer:
         self.message: str | None = None
         self.resource_version: str | None = None
         self.relists = 0
+        self.revision = 0  # counts changes of the objects: views computed from them are memoized by it
         self._thread = threading.Thread(target=self._run, name=f"informer-{resource.key}", daemon=True)
 
     # -- reading -------------------------------------------------------------------------------------------
@@ -208,16 +209,19 @@ class Informer:
         if kind == "BOOKMARK":
             return
         key = _key(obj)
+        trimmed = None if kind == "DELETED" else self.resource.trim(obj)
         with self._lock:
-            if kind == "DELETED":
+            if trimmed is None:
                 self._objects.pop(key, None)
             else:
-                self._objects[key] = self.resource.trim(obj)
+                self._objects[key] = trimmed
+            self.revision += 1
         self.on_change(self.resource.key)
 
     def _replace(self, objects: dict[Key, dict[str, Any]]) -> None:
         with self._lock:
             self._objects = objects
+            self.revision += 1
 
 
 class _Gone(Exception):

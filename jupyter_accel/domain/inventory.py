@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from decimal import Decimal
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..models.base import Visibility
 from ..models.inventory import (
@@ -31,15 +31,56 @@ def is_active_pod(pod: dict[str, Any]) -> bool:
     return (pod.get("status") or {}).get("phase") not in TERMINAL_PHASES
 
 
-def allocated_by_node(pods: list[dict[str, Any]]) -> dict[str, dict[str, Decimal]]:
+class Inventory(NamedTuple):
+    summary: InventoryResponse  # the answer of GET inventory
+    nodes: list[NodeAccelerators]  # the nodes with accelerators, by name (GET inventory/nodes pages them)
+
+
+class InventoryMemo:
+    """What the previous build computed per cached object. An informer replaces an object's dict when the object
+    changes, so while the same dict is cached its result stands: a rebuild after a few pod changes parses those
+    pods only, not the cluster. Not thread-safe: one build at a time per memo."""
+
+    def __init__(self) -> None:
+        self._requests: dict[int, tuple[dict[str, Any], dict[str, Decimal]]] = {}
+        self._nodes: dict[int, tuple[dict[str, Any], tuple[tuple[str, Decimal], ...] | None, NodeAccelerators]] = {}
+
+    def pod_requests(self, pods: list[dict[str, Any]]) -> list[tuple[dict[str, Any], dict[str, Decimal]]]:
+        old, new, out = self._requests, {}, []
+        for pod in pods:
+            spec = pod.get("spec") or {}
+            hit = old.get(id(spec))
+            req = hit[1] if hit is not None and hit[0] is spec else pod_requests(spec)
+            new[id(spec)] = (spec, req)  # the spec is held, so its id cannot be reused while it is a key here
+            out.append((pod, req))
+        self._requests = new
+        return out
+
+    def node(
+        self, node: dict[str, Any], allocated: dict[str, Decimal] | None, registry: AcceleratorRegistry
+    ) -> NodeAccelerators:
+        used = None if allocated is None else tuple(sorted(allocated.items()))
+        hit = self._nodes.get(id(node))
+        if hit is not None and hit[0] is node and hit[1] == used:
+            return hit[2]
+        view = node_accelerators(node, allocated, registry)
+        self._nodes[id(node)] = (node, used, view)
+        return view
+
+    def keep_nodes(self, nodes: list[dict[str, Any]]) -> None:
+        """Forget nodes that are gone."""
+        ids = {id(n) for n in nodes}
+        self._nodes = {k: v for k, v in self._nodes.items() if k in ids}
+
+
+def allocated_by_node(pods: list[dict[str, Any]], memo: InventoryMemo | None = None) -> dict[str, dict[str, Decimal]]:
     """node name -> summed effective requests of the non-terminated pods bound to it (unbound pods hold nothing)."""
     out: dict[str, dict[str, Decimal]] = defaultdict(dict)
-    for pod in pods:
-        node = (pod.get("spec") or {}).get("nodeName")
-        if not node or not is_active_pod(pod):
-            continue
-        totals = out[node]
-        for name, qty in pod_requests(pod.get("spec") or {}).items():
+    bound = [p for p in pods if (p.get("spec") or {}).get("nodeName") and is_active_pod(p)]
+    pairs = memo.pod_requests(bound) if memo else [(p, pod_requests(p.get("spec") or {})) for p in bound]
+    for pod, requests in pairs:
+        totals = out[pod["spec"]["nodeName"]]
+        for name, qty in requests.items():
             totals[name] = totals.get(name, Decimal(0)) + qty
     return dict(out)
 
@@ -227,25 +268,28 @@ def build_inventory(
     registry: AcceleratorRegistry,
     *,
     message: str = NOT_VISIBLE,
-) -> InventoryResponse:
+    memo: InventoryMemo | None = None,
+) -> Inventory:
     """The inventory answer. `nodes=None` means nodes cannot be read (the answer says so); `pods=None` means
     pods cannot be read cluster-wide (allocatable shown, allocated/free left empty). Nodes without any
     accelerator resource are left out; nodes with an accelerator at 0 allocatable are kept."""
     if nodes is None:
-        return InventoryResponse(
-            visibility=Visibility(visible=False, message=message),
-            pods_visibility=Visibility(visible=False, message=message),
-        )
-    allocated = None if pods is None else allocated_by_node(pods)
+        hidden = Visibility(visible=False, message=message)
+        return Inventory(InventoryResponse(visibility=hidden, pods_visibility=hidden), [])
+    allocated = None if pods is None else allocated_by_node(pods, memo)
     views = []
+    if memo is not None:
+        memo.keep_nodes(nodes)
     for node in nodes:
         name = (node.get("metadata") or {}).get("name", "")
-        view = node_accelerators(node, None if allocated is None else allocated.get(name, {}), registry)
+        used = None if allocated is None else allocated.get(name, {})
+        view = memo.node(node, used, registry) if memo else node_accelerators(node, used, registry)
         if view.accelerators:
             views.append(view)
     views.sort(key=lambda v: v.name)
     names = sorted({d.resource for v in views for d in v.accelerators})
     pods_vis = Visibility() if pods is not None else Visibility(visible=False, message=message)
-    return InventoryResponse(
-        nodes=views, models=summarize_models(views), accelerator_names=names, pods_visibility=pods_vis
+    summary = InventoryResponse(
+        models=summarize_models(views), node_count=len(views), accelerator_names=names, pods_visibility=pods_vis
     )
+    return Inventory(summary, views)

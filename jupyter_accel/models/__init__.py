@@ -48,6 +48,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "AcceleratorOnNode",
         "HardwareProfilesResponse",
         "HardwareProfileView",
+        "InventoryNodesResponse",
         "InventoryResponse",
         "NodeAccelerators",
         "ProfileIdentifier",

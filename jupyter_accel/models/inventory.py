@@ -79,9 +79,26 @@ class AcceleratorModelSummary(Wire):
 
 
 class InventoryResponse(Wire):
-    nodes: list[NodeAccelerators] = Field(default_factory=list)
+    """Per-model totals; the nodes behind them come page by page from GET inventory/nodes (a cluster of 1,000 GPU
+    nodes would otherwise send all of them on every refresh)."""
+
     models: list[AcceleratorModelSummary] = Field(default_factory=list)
+    node_count: int = Field(0, description="Nodes with at least one accelerator resource (GET inventory/nodes).")
     accelerator_names: list[str] = Field(default_factory=list, description="Accelerator resource names seen.")
+    visibility: Visibility = Field(default_factory=Visibility, description="Whether nodes could be read.")
+    pods_visibility: Visibility = Field(
+        default_factory=Visibility, description="Whether pods could be read (allocated/free need them)."
+    )
+
+
+class InventoryNodesResponse(Wire):
+    """One page of the nodes with accelerators, by name; of one model when `model` is given."""
+
+    model: str | None = Field(None, description="The model key (AcceleratorModelSummary.key) the nodes have.")
+    nodes: list[NodeAccelerators] = Field(default_factory=list)
+    total: int = Field(0, description="Nodes that match, on all pages.")
+    offset: int = 0
+    limit: int
     visibility: Visibility = Field(default_factory=Visibility, description="Whether nodes could be read.")
     pods_visibility: Visibility = Field(
         default_factory=Visibility, description="Whether pods could be read (allocated/free need them)."

@@ -277,7 +277,17 @@ class AccelClient:
         return self._get("info", "InfoResponse")
 
     def inventory(self) -> BaseModel:
+        """Accelerators per model; the nodes behind them: inventory_nodes()."""
         return self._get("inventory", "InventoryResponse")
+
+    def inventory_nodes(self, model: str | None = None, offset: int = 0, limit: int = 100) -> BaseModel:
+        """One page of the nodes with accelerators; `model`: a model key or name (as inventory() lists them)."""
+        if model is not None and "|" not in model:
+            keys = [m.key for m in self.inventory().models if m.model == model or m.resource == model]
+            if len(keys) != 1:
+                raise AccelError(f"model: {model!r} names {len(keys)} accelerator models; give its key", field="model")
+            model = keys[0]
+        return self._get("inventory/nodes", "InventoryNodesResponse", model=model, offset=offset, limit=limit)
 
     def profiles(self) -> BaseModel:
         return self._get("profiles", "HardwareProfilesResponse")

@@ -98,7 +98,11 @@ def _accel_parser() -> _Parser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
     sub.add_parser("info", help="server version, Kubernetes connection and capabilities")
-    sub.add_parser("gpus", help="accelerators per model and node")
+    sub.add_parser("gpus", help="accelerators per model")
+    nodes = sub.add_parser("nodes", help="nodes with accelerators, a page at a time")
+    nodes.add_argument("--model", default=None, help="only nodes of this model (its name or key, as gpus lists)")
+    nodes.add_argument("--offset", type=int, default=0, help="skip this many nodes")
+    nodes.add_argument("--limit", type=int, default=50, help="nodes on the page (at most 500)")
     sub.add_parser("profiles", help="hardware profiles")
     sub.add_parser("queues", help="Kueue LocalQueues and their quota")
     sub.add_parser("workloads", help="Kueue workloads, why they wait, their position")
@@ -186,6 +190,8 @@ class AccelMagics(Magics):
             return View(c.info())
         if cmd == "gpus":
             return View(c.inventory())
+        if cmd == "nodes":
+            return View(c.inventory_nodes(args.model, args.offset, args.limit))
         if cmd == "profiles":
             return View(c.profiles())
         if cmd == "queues":

@@ -81,13 +81,14 @@ class JobsService:
             out.setdefault((about.get("kind") or "", about.get("name") or ""), []).append(e)
         return out
 
-    def _view(self, obj: dict[str, Any], positions, workloads, pods, known, events=None) -> JobView:
+    def _view(self, obj: dict[str, Any], positions, workloads, pods, known, events=None, eta=None) -> JobView:
         wl = find_workload_for_job(workloads, obj)
         pos = None
         if wl is not None:
             lq_pos, _ = positions.get((self.namespace, wl["metadata"]["name"]), (None, None))
             pos = lq_pos
         events = self._job_events() if events is None else events
+        eta = _EtaIndex(workloads, positions, self.namespace, known) if eta is None else eta
         return job_view(
             obj,
             workload=wl,
@@ -96,10 +97,10 @@ class JobsService:
             known_accelerators=known,
             writable=not self.settings.read_only,
             events=events.get((obj.get("kind") or "", obj["metadata"]["name"]), []),
-            eta=self._estimate(wl, workloads, positions, known) if wl is not None else None,
+            eta=self._estimate(wl, eta) if wl is not None else None,
         )
 
-    def _estimate(self, wl: dict[str, Any], workloads, positions, known) -> StartEstimate | None:
+    def _estimate(self, wl: dict[str, Any], index: _EtaIndex) -> StartEstimate | None:
         """The start estimate of a workload waiting for quota, from the visible admitted workloads of its
         ClusterQueue and their time limits, and the pending ones ahead of it in its LocalQueue."""
         if has_true(wl, "QuotaReserved") or (wl.get("spec") or {}).get("active") is False:
@@ -108,26 +109,14 @@ class JobsService:
         lq = self.hub.get("localqueues", queue, self.namespace) if queue else None
         cq_name = ((lq or {}).get("spec") or {}).get("clusterQueue")
         cq = self.hub.get("clusterqueues", cq_name) if cq_name and self.hub.readable("clusterqueues") else None
-        wanted = set(known)
-        needs = {r: v for r, v in total_requests(wl).items() if r in wanted and v > 0}
-        admitted = [
-            w
-            for w in workloads
-            if ((w.get("status") or {}).get("admission") or {}).get("clusterQueue") == cq_name
-            and has_true(w, "Admitted")
-        ]
-        mine = positions.get((self.namespace, wl["metadata"]["name"]), (None, None))[0]
-        ahead = []
-        if mine is not None:
-            for w in workloads:
-                theirs = positions.get((self.namespace, w["metadata"]["name"]), (None, None))[0]
-                if (w.get("spec") or {}).get("queueName") == queue and theirs is not None and theirs < mine:
-                    ahead.append({r: v for r, v in total_requests(w).items() if r in wanted})
+        needs = {r: v for r, v in total_requests(wl).items() if r in index.wanted and v > 0}
+        mine = index.position(wl)
+        ahead = [] if mine is None else [req for pos, req in index.queued.get(queue, []) if pos < mine]
         tried = _TRIED_FLAVOR.search(str((condition(wl, "QuotaReserved") or {}).get("message") or ""))
         return estimate_start(
             needs,
             cluster_queue=cq,
-            admitted=admitted,
+            admitted=index.admitted.get(cq_name, []),
             ahead=ahead,
             cluster_queues=self.hub.items("clusterqueues") if self.hub.readable("clusterqueues") else None,
             cohorts=self.hub.items("cohorts") if self.hub.readable("cohorts") else None,
@@ -135,10 +124,10 @@ class JobsService:
         )
 
     def list_jobs(self, scope: str) -> JobsResponse:
-        if scope not in ("mine", "namespace"):
-            raise Invalid(f"scope: {scope!r} is not allowed; allowed: mine, namespace", field="scope")
+        check_scope(scope)
         workloads, pods, known = self.hub.items("workloads"), self.hub.items("pods"), self.known_accelerators()
         positions, events = self._positions(), self._job_events()
+        eta = _EtaIndex(workloads, positions, self.namespace, known)  # once per list: not once per queued job
         workbench = self.settings.workbench_label
         views: list[JobView] = []
         visibility: dict[str, Visibility] = {}
@@ -152,7 +141,7 @@ class JobsService:
                 obj = self._typed(info, obj)
                 if scope == "mine" and not _mine(obj, workbench):
                     continue
-                views.append(self._view(obj, positions, workloads, pods, known, events))
+                views.append(self._view(obj, positions, workloads, pods, known, events, eta))
         views.sort(key=lambda v: v.created or "", reverse=True)
         return JobsResponse(jobs=views, scope=scope, kinds_served=self.served_kinds(), visibility=visibility)
 
@@ -443,6 +432,37 @@ class JobsService:
     def _writable(self) -> None:
         if self.settings.read_only:
             raise ReadOnly("Controlling jobs is switched off on this server (read-only).")
+
+
+class _EtaIndex:
+    """What every start estimate of one answer reads, gathered in one pass over the workloads: the admitted ones
+    by ClusterQueue, and the queued ones by LocalQueue with their place in line and accelerator requests."""
+
+    def __init__(self, workloads: list[dict[str, Any]], positions, namespace: str, known: list[str]) -> None:
+        self.wanted = set(known)
+        self._positions, self._namespace = positions, namespace
+        self.admitted: dict[str | None, list[dict[str, Any]]] = {}
+        self.queued: dict[str | None, list[tuple[int, dict[str, Any]]]] = {}
+        for w in workloads:
+            cq = ((w.get("status") or {}).get("admission") or {}).get("clusterQueue")
+            if cq and has_true(w, "Admitted"):
+                self.admitted.setdefault(cq, []).append(w)
+            pos = self.position(w)
+            if pos is not None:
+                requests = {r: v for r, v in total_requests(w).items() if r in self.wanted}
+                self.queued.setdefault((w.get("spec") or {}).get("queueName"), []).append((pos, requests))
+
+    def position(self, wl: dict[str, Any]) -> int | None:
+        return self._positions.get((self._namespace, wl["metadata"]["name"]), (None, None))[0]
+
+
+SCOPES = ("mine", "namespace")
+
+
+def check_scope(scope: str) -> str:
+    if scope not in SCOPES:
+        raise Invalid(f"scope: {scope!r} is not allowed; allowed: {', '.join(SCOPES)}", field="scope")
+    return scope
 
 
 def _mine(obj: dict[str, Any], workbench: str | None) -> bool:

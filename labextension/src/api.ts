@@ -20,6 +20,7 @@ export type Permission = Schemas['Permission'];
 export type ErrorResponse = Schemas['ErrorResponse'];
 export type FieldError = Schemas['FieldError'];
 export type InventoryResponse = Schemas['InventoryResponse'];
+export type InventoryNodesResponse = Schemas['InventoryNodesResponse'];
 export type AcceleratorModelSummary = Schemas['AcceleratorModelSummary'];
 export type AcceleratorOnNode = Schemas['AcceleratorOnNode'];
 export type NodeAccelerators = Schemas['NodeAccelerators'];
@@ -121,6 +122,24 @@ export function fetchInventory(
   settings: ServerConnection.ISettings
 ): Promise<InventoryResponse> {
   return requestAPI<InventoryResponse>('inventory', settings);
+}
+
+/** GET inventory/nodes: one page of the nodes with a model (by its key), by name. */
+export function fetchInventoryNodes(
+  settings: ServerConnection.ISettings,
+  model: string,
+  offset: number,
+  limit: number
+): Promise<InventoryNodesResponse> {
+  const query = new URLSearchParams({
+    model,
+    offset: String(offset),
+    limit: String(limit)
+  });
+  return requestAPI<InventoryNodesResponse>(
+    `inventory/nodes?${query.toString()}`,
+    settings
+  );
 }
 
 export function fetchProfiles(

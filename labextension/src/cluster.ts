@@ -8,6 +8,7 @@ import { ISignal, Signal } from '@lumino/signaling';
 import {
   AccelAPIError,
   HardwareProfilesResponse,
+  InventoryNodesResponse,
   InventoryResponse,
   JobScope,
   JobsResponse,
@@ -28,6 +29,12 @@ export interface IResource<T> {
 
 export interface IClusterFetchers {
   inventory(): Promise<InventoryResponse>;
+  /** A page of the nodes of one model, fetched when the user opens it. */
+  inventoryNodes(
+    model: string,
+    offset: number,
+    limit: number
+  ): Promise<InventoryNodesResponse>;
   profiles(): Promise<HardwareProfilesResponse>;
   queues(): Promise<QueuesResponse>;
   jobs(scope: JobScope): Promise<JobsResponse>;
@@ -135,6 +142,15 @@ export class ClusterModel implements IDisposable {
 
   get inventory(): IResource<InventoryResponse> {
     return this._res.inventory as IResource<InventoryResponse>;
+  }
+
+  /** A page of the nodes of one model (not kept here: the open model row holds it). */
+  fetchNodes(
+    model: string,
+    offset: number,
+    limit: number
+  ): Promise<InventoryNodesResponse> {
+    return this._fetchers.inventoryNodes(model, offset, limit);
   }
   get profiles(): IResource<HardwareProfilesResponse> {
     return this._res.profiles as IResource<HardwareProfilesResponse>;

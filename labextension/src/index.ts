@@ -21,6 +21,7 @@ import {
   deleteJob,
   fetchInfo,
   fetchInventory,
+  fetchInventoryNodes,
   fetchJobs,
   fetchProfiles,
   fetchQueues,
@@ -72,6 +73,8 @@ const plugin: JupyterFrontEndPlugin<AccelModel> = {
     const cluster = new ClusterModel({
       fetchers: {
         inventory: () => fetchInventory(serverSettings),
+        inventoryNodes: (key, offset, limit) =>
+          fetchInventoryNodes(serverSettings, key, offset, limit),
         profiles: () => fetchProfiles(serverSettings),
         queues: () => fetchQueues(serverSettings),
         jobs: scope => fetchJobs(serverSettings, scope)

@@ -30,12 +30,18 @@ export interface IClusterViewProps {
 
 export function ClusterView(props: IClusterViewProps): JSX.Element {
   const { model, expanded, onToggle } = props;
+  const fetchNodes = React.useCallback(
+    (key: string, offset: number, limit: number) =>
+      model.fetchNodes(key, offset, limit),
+    [model]
+  );
   return (
     <div className="jp-accel-cluster">
       <StreamStatus state={model.streamState} error={model.streamError} />
       <Section id="accelerators" expanded={expanded} onToggle={onToggle}>
         <AcceleratorsSection
           inventory={model.inventory}
+          fetchNodes={fetchNodes}
           profiles={model.profiles.data?.profiles ?? []}
           profilesVisibility={model.profiles.data?.visibility}
         />

@@ -22,6 +22,22 @@ def node_dev(inv: dict, node: str, resource: str) -> dict:
     return next(d for d in n["accelerators"] if d["resource"] == resource)
 
 
+async def full_inventory(api) -> dict:
+    """The per-model answer with its nodes (GET inventory/nodes, one page holds all of devcluster's)."""
+    inv = await api.get("inventory")
+    page = await api.get("inventory/nodes", limit="500")
+    assert page["total"] == inv["node_count"] == len(page["nodes"]), (inv, page)
+    return {**inv, "nodes": page["nodes"]}
+
+
+async def until_inventory(api, check, timeout: float = 90) -> dict:
+    async def ok():
+        inv = await full_inventory(api)
+        return inv if check(inv) else None
+
+    return await wait_for(ok, timeout, "the inventory")
+
+
 class TestInventoryAsAdmin:
     @pytest.fixture
     def identity(self) -> str:
@@ -29,15 +45,15 @@ class TestInventoryAsAdmin:
 
     async def test_free_h100_after_a_three_gpu_pod(self, api, admin_api, unique):
         # start from quiet H100s: a pod of an earlier test that ends during the check would move the figures
-        before = await api.until("inventory", lambda b: model(b, "nvidia.com/gpu", H100)["free"] == 16, timeout=180)
+        before = await until_inventory(api, lambda b: model(b, "nvidia.com/gpu", H100)["free"] == 16, timeout=180)
         assert node_dev(before, "gpu-h100-0", "nvidia.com/gpu")["allocatable"] == 8
         base_free = node_dev(before, "gpu-h100-0", "nvidia.com/gpu")["free"]
         total_free = model(before, "nvidia.com/gpu", H100)["free"]
         name = unique("three-gpus")
         admin_create(admin_api, gpu_pod(name, "gpu-h100-0", 3), "team-b")
         try:
-            inv = await api.until(
-                "inventory", lambda b: node_dev(b, "gpu-h100-0", "nvidia.com/gpu")["free"] == base_free - 3
+            inv = await until_inventory(
+                api, lambda b: node_dev(b, "gpu-h100-0", "nvidia.com/gpu")["free"] == base_free - 3
             )
             dev = node_dev(inv, "gpu-h100-0", "nvidia.com/gpu")
             assert dev["allocated"] == 8 - base_free + 3
@@ -45,10 +61,10 @@ class TestInventoryAsAdmin:
             assert "H100" in dev["model"]
         finally:
             admin_delete(admin_api, "v1", "Pod", name, "team-b")
-        await api.until("inventory", lambda b: node_dev(b, "gpu-h100-0", "nvidia.com/gpu")["free"] == base_free)
+        await until_inventory(api, lambda b: node_dev(b, "gpu-h100-0", "nvidia.com/gpu")["free"] == base_free)
 
     async def test_mig_amd_gaudi_counts(self, api):
-        inv = await api.get("inventory")
+        inv = await full_inventory(api)
         assert node_dev(inv, "gpu-a100-mig-0", "nvidia.com/mig-1g.10gb")["allocatable"] == 14
         assert node_dev(inv, "gpu-a100-mig-0", "nvidia.com/mig-3g.40gb")["allocatable"] == 4
         assert node_dev(inv, "gpu-a100-mig-0", "nvidia.com/mig-1g.10gb")["mig_profile"] == "1g.10gb"
@@ -58,13 +74,33 @@ class TestInventoryAsAdmin:
         assert model(inv, "nvidia.com/gpu", H100)["node_count"] == 2
         assert inv["pods_visibility"]["visible"] is True
 
+    async def test_node_pages_by_model(self, api):
+        h100 = model(await api.get("inventory"), "nvidia.com/gpu", H100)
+        first = await api.get("inventory/nodes", model=h100["key"], limit="1")
+        second = await api.get("inventory/nodes", model=h100["key"], limit="1", offset="1")
+        assert first["total"] == second["total"] == h100["node_count"] == 2
+        assert [n["name"] for n in first["nodes"] + second["nodes"]] == ["gpu-h100-0", "gpu-h100-1"]
+        refused = (
+            ({"limit": "0"}, "limit"),
+            ({"limit": "501"}, "limit"),
+            ({"offset": "-1"}, "offset"),
+            ({"offset": "two"}, "offset"),
+            ({"model": "nvidia.com/gpu|no-such-model"}, "model"),
+        )
+        for params, field in refused:
+            code, err = await api.call("GET", "inventory/nodes", **params)
+            assert code == 400 and err["field"] == field, (params, code, err)
+            assert "allowed" in err["message"]
+
 
 class TestNotebookUser:
     async def test_nodes_not_visible_is_a_state_not_an_error(self, api):
         inv = await api.get("inventory")
         assert inv["visibility"]["visible"] is False
         assert inv["visibility"]["message"] == "not visible to your account"
-        assert inv["nodes"] == []
+        assert inv["node_count"] == 0 and inv["models"] == []
+        page = await api.get("inventory/nodes")
+        assert page["nodes"] == [] and page["visibility"]["message"] == "not visible to your account"
 
     async def test_queues_without_clusterqueue_rights(self, api):
         q = await api.until("queues", lambda b: b["queues"])
@@ -103,7 +139,7 @@ class TestQueueViewer:
         assert cell["borrowing_limit"] == 4
 
     async def test_inventory_without_cluster_pods(self, api):
-        inv = await api.get("inventory")
+        inv = await full_inventory(api)
         assert node_dev(inv, "gpu-h100-1", "nvidia.com/gpu")["allocatable"] == 8
         assert node_dev(inv, "gpu-h100-1", "nvidia.com/gpu")["free"] is None  # unknown, not guessed
         assert inv["pods_visibility"]["visible"] is False
@@ -128,9 +164,7 @@ class TestWatchRecovery:
 
         await wait_for(create, 60, "the API server to accept writes again")
         try:
-            await api.until(
-                "inventory", lambda b: node_dev(b, "gpu-h100-1", "nvidia.com/gpu")["allocated"] >= 1, timeout=90
-            )
+            await until_inventory(api, lambda b: node_dev(b, "gpu-h100-1", "nvidia.com/gpu")["allocated"] >= 1)
         finally:
             admin_delete(admin_api, "v1", "Pod", name, "team-b")
 
@@ -190,7 +224,6 @@ class TestPushStream:
 
             found = await wait_for(lambda: [e for e in events() if "jobs" in e["topics"]], 20, "a jobs change")
             assert events()[0]["topics"] == ["*"]  # a (re)connected client refetches everything
-            assert "inventory" in found[0]["topics"]
             assert found[0]["revision"] > events()[0]["revision"]
         finally:
             admin_delete(admin_api, "v1", "Pod", name, NAMESPACE)

@@ -14,7 +14,13 @@ pytestmark = pytest.mark.cluster
 def test_reads_parse_into_models(cluster_client):
     inv = cluster_client.inventory()
     assert "nvidia.com/gpu" in inv.accelerator_names
-    assert any(n.name.startswith("gpu-h100") for n in inv.nodes)
+    h100 = next(m for m in inv.models if m.resource == "nvidia.com/gpu" and "H100" in m.model)
+    page = cluster_client.inventory_nodes(h100.model, limit=1)  # by name, as %accel nodes --model takes it
+    assert page.model == h100.key and page.total == h100.node_count and len(page.nodes) == 1
+    assert page.nodes[0].name.startswith("gpu-h100")
+    assert sum(len(cluster_client.inventory_nodes(offset=o, limit=2).nodes) for o in range(0, inv.node_count, 2)) == (
+        inv.node_count
+    )  # the pages cover every node once
     queues = cluster_client.queues()
     assert queues.default_queue == "default"
     assert any(q.cluster_queue == "team-a-cq" for q in queues.queues)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from jupyter_accel.models import (
     FitResponse,
+    InventoryNodesResponse,
     InventoryResponse,
     JobDetail,
     JobsResponse,
@@ -16,6 +17,31 @@ from jupyter_accel.notebook.display import View, amount
 def _inventory() -> InventoryResponse:
     return InventoryResponse.model_validate(
         {
+            "node_count": 1,
+            "models": [
+                {
+                    "key": "nvidia.com/gpu|H100 <80GB>",
+                    "resource": "nvidia.com/gpu",
+                    "vendor": "nvidia",
+                    "vendor_name": "NVIDIA",
+                    "model": "H100 <80GB>",
+                    "memory_mib": 81559,
+                    "node_count": 1,
+                    "capacity": 8,
+                    "allocatable": 8,
+                    "allocated": 6,
+                    "free": 2,
+                }
+            ],
+            "pods_visibility": {"visible": False, "message": "pods are not visible to your account"},
+        }
+    )
+
+
+def _nodes(offset: int = 0, total: int = 1) -> InventoryNodesResponse:
+    return InventoryNodesResponse.model_validate(
+        {
+            "model": "nvidia.com/gpu|H100 <80GB>",
             "nodes": [
                 {
                     "name": "gpu-h100-0",
@@ -38,21 +64,9 @@ def _inventory() -> InventoryResponse:
                     "memory": {"allocatable": 2 * 2**40, "allocated": 2**40, "free": 2**40 - 512 * 2**30},
                 }
             ],
-            "models": [
-                {
-                    "key": "k",
-                    "resource": "nvidia.com/gpu",
-                    "vendor": "nvidia",
-                    "vendor_name": "NVIDIA",
-                    "model": "H100 <80GB>",
-                    "memory_mib": 81559,
-                    "node_count": 1,
-                    "capacity": 8,
-                    "allocatable": 8,
-                    "allocated": 6,
-                    "free": 2,
-                }
-            ],
+            "total": total,
+            "offset": offset,
+            "limit": 1,
             "pods_visibility": {"visible": False, "message": "pods are not visible to your account"},
         }
     )
@@ -66,12 +80,21 @@ def test_amounts_in_the_units_people_read():
     assert amount("cpu", None) == "—"
 
 
-def test_inventory_text_and_html():
-    view = View(_inventory())
-    text = repr(view)
+def test_node_page_text_and_what_comes_next():
+    text = repr(View(_nodes()))
+    assert "Nodes with H100 <80GB>" in text and "Nodes 1-1 of 1" in text
     assert "gpu-h100-0" in text and "Ready, cordoned" in text
     assert "H100 <80GB>: 2/8 free" in text
     assert "85.5/96" in text and "512Gi/2Ti" in text
+    assert "pods are not visible to your account" in text
+    assert "--offset" not in text  # the last page says nothing more comes
+    assert "`%accel nodes --offset 6`" in repr(View(_nodes(offset=5, total=9)))
+
+
+def test_inventory_text_and_html():
+    view = View(_inventory())
+    text = repr(view)
+    assert "1 node has accelerators: `%accel nodes` lists them." in text
     assert "pods are not visible to your account" in text
     html = view._repr_html_()
     assert "H100 &lt;80GB&gt;" in html and "<80GB>" not in html  # escaped

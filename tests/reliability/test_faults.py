@@ -16,9 +16,9 @@ import time
 import uuid
 
 import pytest
-from jupyter_proc import JupyterProcess
 from reliability_report import note
 
+from devcluster.jupyter_server import JupyterProcess
 from devcluster.process import stop_together
 from jupyter_accel.domain.labels import REQUEST_ID
 

@@ -24,7 +24,6 @@ import requests
 import schemathesis
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
-from jupyter_proc import JupyterProcess
 from reliability_report import note
 from schemathesis import GenerationMode
 from schemathesis.checks import not_a_server_error
@@ -34,6 +33,8 @@ from schemathesis.specs.openapi.checks import (
     response_schema_conformance,
     status_code_conformance,
 )
+
+from devcluster.jupyter_server import JupyterProcess
 
 pytestmark = pytest.mark.cluster
 

@@ -13,9 +13,9 @@ import time
 import uuid
 
 import pytest
-from jupyter_proc import JupyterProcess
 from reliability_report import note
 
+from devcluster.jupyter_server import JupyterProcess
 from devcluster.manifests import LIVE_LOG_JOB
 from jupyter_accel.api.base import MAX_STREAMS_PER_USER
 from jupyter_accel.api.jobs import dashboard_subpath

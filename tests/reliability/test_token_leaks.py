@@ -9,8 +9,9 @@ import secrets
 
 import pytest
 import yaml
-from jupyter_proc import JupyterProcess
 from reliability_report import note
+
+from devcluster.jupyter_server import JupyterProcess
 
 pytestmark = pytest.mark.cluster
 

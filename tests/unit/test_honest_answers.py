@@ -20,8 +20,8 @@ GPU = "nvidia.com/gpu"
 
 def test_a_mig_only_node_gives_no_empty_whole_gpu_row_but_the_node_still_shows_it():
     inv = build_inventory([a100_mig_node(), h100_node("h-0")], [], REG)
-    rows = {(m.resource, m.model): m for m in inv.models}
-    assert all(m.capacity > 0 for m in inv.models)
+    rows = {(m.resource, m.model): m for m in inv.summary.models}
+    assert all(m.capacity > 0 for m in inv.summary.models)
     assert not [k for k in rows if k[0] == "nvidia.com/gpu" and "A100" in k[1]]
     node = next(n for n in inv.nodes if n.name == "gpu-a100-mig-0")
     assert [d.allocatable for d in node.accelerators if d.resource == "nvidia.com/gpu"] == [0]
@@ -29,7 +29,7 @@ def test_a_mig_only_node_gives_no_empty_whole_gpu_row_but_the_node_still_shows_i
 
 def test_an_accelerator_without_a_product_label_is_named_by_vendor_and_resource():
     inv = build_inventory([gaudi_node()], [], REG)
-    assert [m.model for m in inv.models] == ["Intel Gaudi (habana.ai/gaudi), unknown model"]
+    assert [m.model for m in inv.summary.models] == ["Intel Gaudi (habana.ai/gaudi), unknown model"]
 
 
 def test_a_finished_pod_being_removed_says_how_it_ended_not_terminating():

@@ -46,7 +46,7 @@ def test_free_h100s_after_a_3_gpu_pod_and_a_bound_pending_pod():
     assert (dev.model, dev.memory_mib, dev.vendor) == (H100, 81559, "nvidia")
     other = by_node(inv, "gpu-h100-1", "nvidia.com/gpu")
     assert (other.allocated, other.free) == (0, 8)
-    h100 = next(m for m in inv.models if m.model == H100)
+    h100 = next(m for m in inv.summary.models if m.model == H100)
     assert (h100.node_count, h100.allocatable, h100.allocated, h100.free) == (2, 16, 4, 12)
     assert (h100.largest_allocatable_per_node, h100.largest_free_per_node) == (8, 8)
 
@@ -73,7 +73,7 @@ def test_mig_profiles_are_models_of_their_own_and_the_zero_gpu_is_kept():
     assert (big.memory_mib, big.free) == (40192, 3)
     whole = by_node(inv, "gpu-a100-mig-0", "nvidia.com/gpu")
     assert (whole.allocatable, whole.free) == (0, 0)  # MIG-only node is not hidden
-    models = {(m.resource, m.model): m for m in inv.models}
+    models = {(m.resource, m.model): m for m in inv.summary.models}
     assert models[("nvidia.com/gpu", H100)].allocatable == 16  # MIG slices never added to whole GPUs
     assert ("nvidia.com/gpu", "NVIDIA-A100-SXM4-80GB") not in models  # no empty whole-GPU row for it
 
@@ -90,7 +90,7 @@ def test_amd_and_gaudi_naming():
         8,
     )
     assert "cpu-0" not in [n.name for n in inv.nodes]  # no accelerator resource at all
-    assert inv.accelerator_names == [
+    assert inv.summary.accelerator_names == [
         "amd.com/gpu",
         "habana.ai/gaudi",
         "nvidia.com/gpu",
@@ -130,19 +130,22 @@ def test_not_ready_and_cordoned_nodes_are_flagged_and_excluded_from_usable_free(
     inv = build_inventory(nodes, [], REG)
     flags = {n.name: (n.ready, n.unschedulable, n.usable) for n in inv.nodes}
     assert flags == {"gpu-h100-0": (False, False, False), "gpu-h100-1": (True, True, False), "ok": (True, False, True)}
-    (h100,) = inv.models
+    (h100,) = inv.summary.models
     assert (h100.free, h100.free_on_usable_nodes) == (24, 8)
 
 
 def test_nodes_not_visible_and_pods_not_visible():
     hidden = build_inventory(None, None, REG)
-    assert hidden.visibility.visible is False and hidden.visibility.message == "not visible to your account"
-    assert hidden.nodes == [] and hidden.models == []
+    assert (
+        hidden.summary.visibility.visible is False
+        and hidden.summary.visibility.message == "not visible to your account"
+    )
+    assert hidden.nodes == [] and hidden.summary.models == []
     no_pods = build_inventory([h100_node("gpu-h100-0")], None, REG)
     dev = no_pods.nodes[0].accelerators[0]
     assert (dev.allocatable, dev.allocated, dev.free) == (8, None, None)
-    assert no_pods.pods_visibility.visible is False and no_pods.visibility.visible is True
-    assert no_pods.models[0].free is None
+    assert no_pods.summary.pods_visibility.visible is False and no_pods.summary.visibility.visible is True
+    assert no_pods.summary.models[0].free is None
 
 
 def test_allocated_by_node_counts_sidecars_and_init_containers():

@@ -83,6 +83,17 @@ def inventory_blocks(m: Any) -> list[Block]:
             empty="No accelerators found on the visible nodes.",
         )
     )
+    if m.node_count:
+        nodes = "1 node has" if m.node_count == 1 else f"{m.node_count} nodes have"
+        out.append(Para(f"{nodes} accelerators: `%accel nodes` lists them.", muted=True))
+    return out
+
+
+def inventory_nodes_blocks(m: Any) -> list[Block]:
+    what = "Nodes" if m.model is None else f"Nodes with {m.model.split('|', 1)[1]}"
+    out: list[Block] = [Heading(what)]
+    out += visibility_blocks(m.visibility, "Nodes")
+    out += visibility_blocks(m.pods_visibility, "Pods (allocated and free figures need them)")
     rows = []
     for n in m.nodes:
         accel = (
@@ -97,14 +108,17 @@ def inventory_blocks(m: Any) -> list[Block]:
         cpu = f"{amount('cpu', n.cpu.free)}/{amount('cpu', n.cpu.allocatable)}" if n.cpu else DASH
         mem = f"{amount('memory', n.memory.free)}/{amount('memory', n.memory.allocatable)}" if n.memory else DASH
         rows.append([n.name, Status("Running" if n.usable else "Failed", state), accel, cpu, mem])
+    shown = f"{m.offset + 1}-{m.offset + len(m.nodes)} of {m.total}" if m.nodes else f"none of {m.total}"
     out.append(
         Table(
             ["node", "state", "accelerators (free/allocatable)", "cpu free", "memory free"],
             rows,
-            caption="Nodes",
+            caption=f"Nodes {shown}",
             empty="No nodes visible.",
         )
     )
+    if m.offset + len(m.nodes) < m.total:
+        out.append(Para(f"More: `%accel nodes --offset {m.offset + len(m.nodes)}`.", muted=True))
     return out
 
 

@@ -78,12 +78,15 @@ function setup(listing: () => JobView[]) {
       inventory: async () => {
         calls.push('inventory');
         return {
-          nodes: [],
+          node_count: 0,
           models: [],
           accelerator_names: [],
           visibility: { visible: true, message: null },
           pods_visibility: { visible: true, message: null }
         };
+      },
+      inventoryNodes: async () => {
+        throw new Error('not used here');
       },
       profiles: async () => {
         calls.push('profiles');

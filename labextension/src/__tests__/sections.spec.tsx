@@ -24,6 +24,7 @@ const hidden = { visible: false, message: 'RBAC: cannot list nodes' };
 
 describe('cluster sections', () => {
   it('renders models, refused queues and an empty job list', async () => {
+    const pages: [string, number, number][] = [];
     const info = connectedInfo('1.0.0');
     info.capabilities!.read_only = false;
     const model = new AccelModel({
@@ -34,7 +35,7 @@ describe('cluster sections', () => {
     const cluster = new ClusterModel({
       fetchers: {
         inventory: async () => ({
-          nodes: [],
+          node_count: 2,
           models: [
             {
               key: 'nvidia.com/gpu|H100',
@@ -59,6 +60,43 @@ describe('cluster sections', () => {
           visibility: { visible: true, message: null },
           pods_visibility: { visible: true, message: null }
         }),
+        inventoryNodes: async (key, offset, limit) => {
+          pages.push([key, offset, limit]);
+          const names = Array.from({ length: 250 }, (_, i) => `gpu-${i}`);
+          return {
+            model: key,
+            nodes: names.slice(offset, offset + limit).map(name => ({
+              name,
+              ready: true,
+              unschedulable: name === 'gpu-1',
+              usable: name !== 'gpu-1',
+              taints: [],
+              cpu: null,
+              memory: null,
+              accelerators: [
+                {
+                  resource: 'nvidia.com/gpu',
+                  vendor: 'nvidia',
+                  vendor_name: 'NVIDIA GPU',
+                  model: 'H100',
+                  product_label: null,
+                  memory_mib: null,
+                  mig_profile: null,
+                  parent_model: null,
+                  capacity: 8,
+                  allocatable: 8,
+                  allocated: 2,
+                  free: 6
+                }
+              ]
+            })),
+            total: names.length,
+            offset,
+            limit,
+            visibility: { visible: true, message: null },
+            pods_visibility: { visible: true, message: null }
+          };
+        },
         profiles: async () => ({ profiles: [], visibility: hidden }),
         queues: async () => ({
           queues: [],
@@ -85,6 +123,24 @@ describe('cluster sections', () => {
     expect(h100.querySelector('[role="img"]')?.getAttribute('aria-label')).toBe(
       '4 used, 12 free of 16'
     );
+    // Nodes are fetched when the model is opened, a page at a time.
+    expect(pages).toEqual([]);
+    h100.querySelector('button')!.click();
+    const list = await waitFor(() =>
+      h100.querySelector('ul[aria-label="Nodes with H100"]')
+    );
+    expect(pages).toEqual([['nvidia.com/gpu|H100', 0, 100]]);
+    expect(list.querySelectorAll('li').length).toBe(100);
+    expect(list.textContent).toContain('cordoned');
+    expect(h100.textContent).toContain('Nodes 1–100 of 250');
+    const next = Array.from(h100.querySelectorAll('button')).find(
+      b => b.textContent === 'Next'
+    )!;
+    next.click();
+    await waitFor(() =>
+      h100.textContent?.includes('Nodes 101–200 of 250') ? true : null
+    );
+    expect(pages[pages.length - 1]).toEqual(['nvidia.com/gpu|H100', 100, 100]);
     const queues = node.querySelector('section[aria-label="Queues"]');
     expect(queues?.textContent).toContain(
       'Queues are not visible to your account: RBAC: cannot list nodes'

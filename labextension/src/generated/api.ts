@@ -63,8 +63,25 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Accelerators per node and per model */
+        /** Accelerators per model, with node counts */
         get: operations["get_InventoryHandler"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accel/v1/inventory/nodes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One page of the nodes with accelerators, by name */
+        get: operations["get_InventoryNodesHandler"];
         put?: never;
         post?: never;
         delete?: never;
@@ -763,7 +780,42 @@ export interface components {
              */
             version: string;
         };
-        /** InventoryResponse */
+        /**
+         * InventoryNodesResponse
+         * @description One page of the nodes with accelerators, by name; of one model when `model` is given.
+         */
+        InventoryNodesResponse: {
+            /** Limit */
+            limit: number;
+            /**
+             * Model
+             * @description The model key (AcceleratorModelSummary.key) the nodes have.
+             * @default null
+             */
+            model: string | null;
+            /** Nodes */
+            nodes?: components["schemas"]["NodeAccelerators"][];
+            /**
+             * Offset
+             * @default 0
+             */
+            offset: number;
+            /** @description Whether pods could be read (allocated/free need them). */
+            pods_visibility?: components["schemas"]["Visibility"];
+            /**
+             * Total
+             * @description Nodes that match, on all pages.
+             * @default 0
+             */
+            total: number;
+            /** @description Whether nodes could be read. */
+            visibility?: components["schemas"]["Visibility"];
+        };
+        /**
+         * InventoryResponse
+         * @description Per-model totals; the nodes behind them come page by page from GET inventory/nodes (a cluster of 1,000 GPU
+         *     nodes would otherwise send all of them on every refresh).
+         */
         InventoryResponse: {
             /**
              * Accelerator Names
@@ -772,8 +824,12 @@ export interface components {
             accelerator_names?: string[];
             /** Models */
             models?: components["schemas"]["AcceleratorModelSummary"][];
-            /** Nodes */
-            nodes?: components["schemas"]["NodeAccelerators"][];
+            /**
+             * Node Count
+             * @description Nodes with at least one accelerator resource (GET inventory/nodes).
+             * @default 0
+             */
+            node_count: number;
             /** @description Whether pods could be read (allocated/free need them). */
             pods_visibility?: components["schemas"]["Visibility"];
             /** @description Whether nodes could be read. */
@@ -2145,6 +2201,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["InventoryResponse"];
+                };
+            };
+            /** @description error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    get_InventoryNodesHandler: {
+        parameters: {
+            query?: {
+                /** @description nodes on the page, 1 to 500 (default 100) */
+                limit?: string;
+                /** @description a model key (AcceleratorModelSummary.key); default: every node with an accelerator */
+                model?: string;
+                /** @description nodes to skip (default 0) */
+                offset?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InventoryNodesResponse"];
+                };
+            };
+            /** @description error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description error */

@@ -4,15 +4,27 @@ import * as React from 'react';
 import type {
   AcceleratorModelSummary,
   HardwareProfileView,
+  InventoryNodesResponse,
   InventoryResponse,
+  NodeAccelerators,
   Visibility
 } from '../api';
 import { IResource } from '../cluster';
 import { deviceBar, formatMemoryMiB, freeText } from '../present';
 import { Bar, NotVisible, ResourceState } from '../components/common';
 
+/** Nodes per page of an open model: a cluster of 1,000 GPU nodes is paged, not sent whole. */
+export const NODE_PAGE = 100;
+
+export type FetchNodes = (
+  model: string,
+  offset: number,
+  limit: number
+) => Promise<InventoryNodesResponse>;
+
 export function AcceleratorsSection(props: {
   inventory: IResource<InventoryResponse>;
+  fetchNodes: FetchNodes;
   profiles: HardwareProfileView[];
   profilesVisibility: Visibility | undefined;
 }): JSX.Element {
@@ -30,7 +42,12 @@ export function AcceleratorsSection(props: {
             )}
           <ul className="jp-accel-models" aria-label="Accelerator models">
             {(data.models ?? []).map(m => (
-              <ModelRow key={m.key} model={m} inventory={data} />
+              <ModelRow
+                key={m.key}
+                model={m}
+                inventory={data}
+                fetchNodes={props.fetchNodes}
+              />
             ))}
           </ul>
         </>
@@ -67,16 +84,40 @@ export function AcceleratorsSection(props: {
 
 function ModelRow(props: {
   model: AcceleratorModelSummary;
+  /** A new answer (after a push) refetches the open page. */
   inventory: InventoryResponse;
+  fetchNodes: FetchNodes;
 }): JSX.Element {
-  const { model } = props;
+  const { model, fetchNodes } = props;
   const [open, setOpen] = React.useState(false);
-  const nodes = (props.inventory.nodes ?? []).flatMap(n =>
-    (n.accelerators ?? [])
-      .filter(a => a.resource === model.resource && a.model === model.model)
-      .map(a => ({ node: n, acc: a }))
-  );
+  const [offset, setOffset] = React.useState(0);
+  const [page, setPage] = React.useState<InventoryNodesResponse | null>(null);
+  const [error, setError] = React.useState<string | null>(null);
+  React.useEffect(() => {
+    if (!open) {
+      return;
+    }
+    let live = true;
+    fetchNodes(model.key, offset, NODE_PAGE).then(
+      answer => {
+        if (live) {
+          setPage(answer);
+          setError(null);
+        }
+      },
+      (reason: unknown) => {
+        if (live) {
+          setError(reason instanceof Error ? reason.message : String(reason));
+        }
+      }
+    );
+    return () => {
+      live = false;
+    };
+  }, [open, offset, model.key, props.inventory, fetchNodes]);
   const memory = formatMemoryMiB(model.memory_mib);
+  const nodes: NodeAccelerators[] = page?.nodes ?? [];
+  const total = page?.total ?? model.node_count;
   return (
     <li className="jp-accel-model" data-model={model.model}>
       <button
@@ -100,25 +141,65 @@ function ModelRow(props: {
         <span className="jp-accel-model-free">{freeText(model)}</span>
       </button>
       <Bar bar={deviceBar(model)} />
-      {open && (
+      {open && error && <p className="jp-accel-error">{error}</p>}
+      {open && !page && !error && <p className="jp-accel-muted">Loading…</p>}
+      {open && page && (
         <ul className="jp-accel-nodes" aria-label={`Nodes with ${model.model}`}>
-          {nodes.map(({ node, acc }) => (
-            <li key={node.name} className="jp-accel-node">
-              <div className="jp-accel-node-head">
-                <span>{node.name}</span>
-                <span className="jp-accel-muted">
-                  {!node.ready
-                    ? 'not ready'
-                    : node.unschedulable
-                      ? 'cordoned'
-                      : freeText(acc)}
-                </span>
-              </div>
-              <Bar bar={deviceBar(acc)} className="jp-accel-bar-small" />
-            </li>
+          {nodes.map(node => (
+            <NodeRow key={node.name} node={node} model={model} />
           ))}
         </ul>
       )}
+      {open && page && total > NODE_PAGE && (
+        <div className="jp-accel-pager">
+          <button
+            type="button"
+            className="jp-accel-link"
+            disabled={offset === 0}
+            onClick={() => setOffset(Math.max(0, offset - NODE_PAGE))}
+          >
+            Previous
+          </button>
+          <span className="jp-accel-muted">
+            {`Nodes ${offset + 1}–${offset + nodes.length} of ${total}`}
+          </span>
+          <button
+            type="button"
+            className="jp-accel-link"
+            disabled={offset + NODE_PAGE >= total}
+            onClick={() => setOffset(offset + NODE_PAGE)}
+          >
+            Next
+          </button>
+        </div>
+      )}
+    </li>
+  );
+}
+
+function NodeRow(props: {
+  node: NodeAccelerators;
+  model: AcceleratorModelSummary;
+}): JSX.Element {
+  const { node, model } = props;
+  const acc = (node.accelerators ?? []).find(
+    a => a.resource === model.resource && a.model === model.model
+  );
+  return (
+    <li className="jp-accel-node">
+      <div className="jp-accel-node-head">
+        <span>{node.name}</span>
+        <span className="jp-accel-muted">
+          {!node.ready
+            ? 'not ready'
+            : node.unschedulable
+              ? 'cordoned'
+              : acc
+                ? freeText(acc)
+                : ''}
+        </span>
+      </div>
+      {acc && <Bar bar={deviceBar(acc)} className="jp-accel-bar-small" />}
     </li>
   );
 }

@@ -1,7 +1,8 @@
 """A Jupyter server with the extension in its own process, on 127.0.0.1, its log (stderr) kept in a file.
 
-The reliability tests drive it with synchronous clients (schemathesis' requests session, raw sockets, threads) and
-read its whole log afterwards, which a server inside the test's own event loop (pytest-jupyter) would not allow.
+The reliability tests and the benchmarks drive it with synchronous clients (schemathesis' requests session, raw
+sockets, threads, load generators) and read its whole log afterwards, which a server inside the test's own event
+loop (pytest-jupyter) would not allow. It starts `python -m jupyter_server`: it imports nothing of the product.
 """
 
 from __future__ import annotations

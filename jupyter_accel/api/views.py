@@ -1,0 +1,116 @@
+"""Read answers computed off the event loop, once per cache revision, and kept serialized.
+
+A read handler asks for a view by topic and parameters. If the caches it is computed from (push.depends) have not
+changed since the last answer, the stored bytes go out at once: the event loop does a dict lookup and a write.
+Otherwise one worker thread computes it, and every request that arrives meanwhile waits on that same computation.
+Before the broadcaster tells browsers that a topic changed, it has the views of that topic that were read recently
+computed again (`refresh`), so the refetch that the push causes finds its answer ready.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ..push import depends
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+    from ..cluster.hub import Hub
+
+# Views are CPU work under the GIL: two threads keep one slow view from holding up the others, more would only
+# take turns with the event loop.
+VIEW_THREADS = ThreadPoolExecutor(max_workers=2, thread_name_prefix="accel-views")
+WARM_FOR = 300.0  # seconds after its last read that a view is still computed ahead of the next one
+MAX_VIEWS = 256  # answers kept (node pages are one per model, offset and limit); the least recently read go first
+Build = Callable[[], "BaseModel"]
+
+
+@dataclass
+class _Entry:
+    hub: Hub
+    build: Build
+    revision: tuple[object, ...] | None = None
+    body: bytes = b""
+    computed_at: float = 0.0
+    read_at: float = 0.0
+    running: asyncio.Future[bytes] | None = None
+
+
+class Views:
+    """The memoized read answers of one server. One computation per view at a time: a request that finds one
+    running waits for it (it began before the request came, from caches that are eventually consistent anyway)."""
+
+    def __init__(self) -> None:
+        self._entries: dict[tuple[str, tuple[Any, ...]], _Entry] = {}
+        self.computed = 0  # how many answers were computed (tests and benchmarks read it)
+
+    async def get(
+        self, hub: Hub, topic: str, params: tuple[Any, ...], build: Build, *, max_age: float | None = None
+    ) -> bytes:
+        """The serialized answer. `build` computes it from the caches (in a worker thread) and must hold nothing
+        of the request but `params`. `max_age`: also compute it again after this many seconds (answers that name
+        times relative to now, such as a job's time left)."""
+        key = (topic, params)
+        entry = self._entries.get(key)
+        if entry is None or entry.hub is not hub:  # a new identity has new caches
+            entry = self._entries[key] = _Entry(hub, build)
+            self._trim()
+        entry.build = build
+        now = entry.read_at = time.monotonic()
+        fresh = max_age is None or now - entry.computed_at < max_age
+        if fresh and entry.revision == hub.revision(depends(topic)):
+            return entry.body
+        try:
+            return await self._compute(entry, topic)
+        except Exception:
+            if entry.revision is None and self._entries.get(key) is entry:
+                del self._entries[key]  # a refused request (a bad parameter) leaves nothing behind
+            raise
+
+    def _trim(self) -> None:
+        if len(self._entries) <= MAX_VIEWS:
+            return
+        idle = sorted(
+            (k for k, e in self._entries.items() if e.running is None), key=lambda k: self._entries[k].read_at
+        )
+        for key in idle[: len(self._entries) - MAX_VIEWS]:
+            del self._entries[key]
+
+    async def refresh(self, hub: Hub | None, topics: Iterable[str]) -> None:
+        """Compute again the recently read views of these topics whose caches changed (called before a push)."""
+        wanted, now, jobs = set(topics), time.monotonic(), []
+        for key, entry in list(self._entries.items()):
+            if entry.hub is not hub or now - entry.read_at > WARM_FOR:
+                if entry.running is None:
+                    del self._entries[key]  # cold or of an old identity: computed again when read again
+                continue
+            topic = key[0]
+            if (topic in wanted or "*" in wanted) and entry.revision != hub.revision(depends(topic)):
+                jobs.append(self._compute(entry, topic))
+        if jobs:
+            await asyncio.gather(*jobs, return_exceptions=True)
+
+    async def _compute(self, entry: _Entry, topic: str) -> bytes:
+        if entry.running is not None:
+            return await asyncio.shield(entry.running)
+        # read before computing: a change that lands during the computation makes the next read compute again
+        revision = entry.hub.revision(depends(topic))
+        build = entry.build
+
+        def work() -> bytes:
+            return build().model_dump_json().encode()
+
+        entry.running = future = asyncio.get_running_loop().run_in_executor(VIEW_THREADS, work)
+        try:
+            body = await asyncio.shield(future)
+        finally:
+            entry.running = None
+        entry.revision, entry.body, entry.computed_at = revision, body, time.monotonic()
+        self.computed += 1
+        return body

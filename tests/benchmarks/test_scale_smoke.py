@@ -1,0 +1,45 @@
+"""The scale benchmark at its smoke size on the session's devcluster, so that it cannot rot. It checks that every
+phase ran and answered, and that the benchmark removes what it built; it asserts no timings (benchmarks/ does
+the measuring, side by side, at the issue's scale)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+import scale  # noqa: E402
+import scale_objects  # noqa: E402
+
+pytestmark = pytest.mark.cluster
+NET_AUDIT = Path("/work/shared/tools/net-audit")
+
+
+def test_scale_benchmark_smoke(devcluster, tmp_path):
+    audits: list[str] = []
+
+    def audit(pids: list[int]) -> None:
+        res = subprocess.run([str(NET_AUDIT), *map(str, pids)], capture_output=True, text=True, check=False)
+        audits.append(res.stdout)
+
+    result = scale.run(
+        devcluster, scale_objects.SMOKE, seconds=1.0, clients=4, burst=20, audit=audit, log=lambda _: None
+    )
+    text = scale.table(result)
+    assert "| GET inventory |" in text and "baseline / product" in text
+    for name, row in result["rows"].items():
+        assert row["requests"] > 0 and row["errors"] == 0, (name, row)
+    assert result["nodes_seen"] >= scale_objects.SMOKE.nodes and result["jobs_seen"] >= scale_objects.SMOKE.jobs
+    assert result["push"]["events"] == result["push"]["trials"]  # every change reached the push stream
+    assert result["ratio_p99"] is not None
+    assert audits and all("listening beyond loopback" not in a for a in audits), audits
+    # nothing of the bench is left for the tests that follow
+    admin = devcluster.admin
+    selector = f"labelSelector={scale_objects.BENCH}%3Dtrue"
+    assert admin.get(f"/api/v1/nodes?{selector}")["items"] == []
+    assert admin.get(f"/api/v1/namespaces?{selector}")["items"] == []

@@ -1,0 +1,145 @@
+"""api/views: read answers computed off the event loop, once per revision of the caches they read."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+
+import pytest
+
+from jupyter_accel.api.views import Views
+from jupyter_accel.models import Visibility
+from jupyter_accel.push import depends
+from jupyter_accel.services.errors import Invalid
+
+
+class Caches:
+    """Revisions per cache key, as the Hub keeps them (bumped by each change an informer applies)."""
+
+    def __init__(self) -> None:
+        self.revisions: dict[str, int] = {}
+
+    def revision(self, keys: tuple[str, ...]) -> tuple[object, ...]:
+        return tuple(self.revisions.get(k, 0) for k in keys)
+
+    def change(self, key: str) -> None:
+        self.revisions[key] = self.revisions.get(key, 0) + 1
+
+
+class Counting:
+    def __init__(self, delay: float = 0.0) -> None:
+        self.calls = 0
+        self.threads: set[str] = set()
+        self.delay = delay
+
+    def __call__(self) -> Visibility:
+        self.calls += 1
+        self.threads.add(threading.current_thread().name)
+        time.sleep(self.delay)
+        return Visibility(message=f"answer {self.calls}")
+
+
+def run(coro):
+    return asyncio.run(coro)
+
+
+def test_an_answer_is_computed_once_per_revision_and_off_the_event_loop():
+    hub, views, build = Caches(), Views(), Counting()
+
+    async def scenario():
+        first = await views.get(hub, "inventory", (), build)
+        again = await views.get(hub, "inventory", (), build)
+        hub.change("workloads")  # not read by the inventory
+        still = await views.get(hub, "inventory", (), build)
+        hub.change("allpods")
+        new = await views.get(hub, "inventory", (), build)
+        return first, again, still, new
+
+    first, again, still, new = run(scenario())
+    assert first == again == still and b"answer 1" in first
+    assert b"answer 2" in new and build.calls == 2
+    assert build.threads and all(t.startswith("accel-views") for t in build.threads)
+    assert "allpods" in depends("inventory") and "workloads" not in depends("inventory")
+
+
+def test_requests_that_arrive_together_share_one_computation():
+    hub, views, build = Caches(), Views(), Counting(delay=0.2)
+
+    async def scenario():
+        return await asyncio.gather(*(views.get(hub, "queues", (), build) for _ in range(20)))
+
+    answers = run(scenario())
+    assert build.calls == 1 and len(set(answers)) == 1
+
+
+def test_the_event_loop_keeps_answering_while_a_view_is_computed():
+    hub, views, build = Caches(), Views(), Counting(delay=0.5)
+
+    async def scenario():
+        task = asyncio.ensure_future(views.get(hub, "jobs", ("namespace",), build))
+        gaps, last = [], time.monotonic()
+        while not task.done():
+            await asyncio.sleep(0.01)
+            now = time.monotonic()
+            gaps.append(now - last)
+            last = now
+        return gaps
+
+    gaps = run(scenario())
+    assert len(gaps) > 10 and max(gaps) < 0.2  # a build on the loop would show as one 0.5 s gap
+
+
+def test_max_age_recomputes_answers_that_name_times():
+    hub, views, build = Caches(), Views(), Counting()
+
+    async def scenario():
+        await views.get(hub, "jobs", ("mine",), build, max_age=0.05)
+        await views.get(hub, "jobs", ("mine",), build, max_age=0.05)
+        await asyncio.sleep(0.08)
+        await views.get(hub, "jobs", ("mine",), build, max_age=0.05)
+
+    run(scenario())
+    assert build.calls == 2
+
+
+def test_a_refused_request_leaves_nothing_behind():
+    hub, views = Caches(), Views()
+
+    def refuse() -> Visibility:
+        raise Invalid("model: 'x' is not an accelerator model of this cluster", field="model")
+
+    async def scenario():
+        with pytest.raises(Invalid):
+            await views.get(hub, "inventory", ("nodes", "x", 0, 100), refuse)
+
+    run(scenario())
+    assert views._entries == {}
+
+
+def test_refresh_computes_recently_read_views_of_changed_topics_before_the_push():
+    hub, views = Caches(), Views()
+    inventory, queues = Counting(), Counting()
+
+    async def scenario():
+        await views.get(hub, "inventory", (), inventory)
+        await views.get(hub, "queues", (), queues)
+        hub.change("nodes")
+        await views.refresh(hub, {"inventory"})
+        await views.refresh(hub, {"queues"})  # the queues' caches did not change: nothing to do
+        return await views.get(hub, "inventory", (), inventory)
+
+    body = run(scenario())
+    assert inventory.calls == 2 and queues.calls == 1
+    assert b"answer 2" in body  # the read after the push found the answer ready
+
+
+def test_a_new_identity_does_not_see_the_old_answers():
+    views, build = Views(), Counting()
+
+    async def scenario():
+        await views.get(Caches(), "profiles", (), build)
+        await views.get(Caches(), "profiles", (), build)
+
+    run(scenario())
+    assert build.calls == 2
