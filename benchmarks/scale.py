@@ -179,6 +179,32 @@ def apiserver_reads(rest: Rest) -> int:
     return total
 
 
+def apiserver_writes(rest: Rest) -> int:
+    """Writes the API server has answered (every client: Kueue admitting, kwok starting pods, ...)."""
+    total = 0
+    for line in rest.request("GET", "/metrics", timeout=30).splitlines():
+        if line.startswith("apiserver_request_total{"):
+            labels = dict(re.findall(r'(\w+)="([^"]*)"', line))
+            if labels.get("verb") in ("POST", "PUT", "PATCH", "DELETE", "APPLY"):
+                total += int(float(line.rsplit(" ", 1)[1]))
+    return total
+
+
+def settle(rest: Rest, log: Callable[[str], None], quiet_per_s: float = 5.0, timeout: float = 900) -> float:
+    """Wait until the cluster is done reacting to what was built (Kueue admitting Workloads, kwok starting pods):
+    fewer than `quiet_per_s` writes a second over 10 s. Measuring before that measures the machine's two cores
+    busy with the API server, not the product."""
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < timeout:
+        before = apiserver_writes(rest)
+        time.sleep(10)
+        rate = (apiserver_writes(rest) - before) / 10
+        if rate < quiet_per_s:
+            break
+        log(f"  settling: {rate:.0f} writes/s")
+    return time.monotonic() - t0
+
+
 def rss_mib(pid: int) -> float:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
@@ -221,22 +247,35 @@ def build(rest: Rest, scale: objs.Scale, log: Callable[[str], None]) -> dict[str
 def remove(rest: Rest, log: Callable[[str], None]) -> None:
     """Everything with the bench label: namespaces (and all in them) first, then the cluster-scoped objects."""
     selector = f"labelSelector={objs.BENCH}%3Dtrue"
+
+    def retried(fn: Callable[[], Any]) -> None:  # a busy API server drops a connection now and then
+        for attempt in range(5):
+            try:
+                fn()
+                return
+            except (ApiError, OSError):
+                if attempt == 4:
+                    raise
+                time.sleep(1 + attempt)
+
     # namespaces have no delete-collection: one by one (each takes everything in it along)
-    for ns in rest.get(f"/api/v1/namespaces?{selector}")["items"]:
-        rest.delete("v1", "Namespace", ns["metadata"]["name"])
+    names = [ns["metadata"]["name"] for ns in rest.get(f"/api/v1/namespaces?{selector}")["items"]]
+    with ThreadPoolExecutor(8) as pool:
+        list(pool.map(lambda n: retried(lambda: rest.delete("v1", "Namespace", n)), names))
     for api_version, kind in (
         ("kueue.x-k8s.io/v1beta2", "ClusterQueue"),
         ("kueue.x-k8s.io/v1beta2", "Cohort"),
         ("kueue.x-k8s.io/v1beta2", "ResourceFlavor"),
         ("v1", "Node"),
     ):
-        rest.request("DELETE", f"{rest.path(api_version, kind)}?{selector}", timeout=120)
+        path = f"{rest.path(api_version, kind)}?{selector}"
+        retried(lambda p=path: rest.request("DELETE", p, timeout=120))
     for what in ("namespaces", "nodes"):
         with contextlib.suppress(TimeoutError):
             rest.wait(
                 f"the bench {what} to go",
                 lambda w=what: not rest.get(f"/api/v1/{w}?{selector}")["items"],
-                timeout=300,
+                timeout=900,
                 interval=1,
             )
     log("  removed the bench objects")
@@ -293,6 +332,8 @@ def run(
         remove(rest, log)  # an earlier run's leftovers (a run that was stopped before it cleaned up)
     log(f"building {scale}")
     result["build_s"] = build(rest, scale, log)
+    result["settle_s"] = round(settle(rest, log), 1)
+    log(f"  the cluster settled in {result['settle_s']} s")
     expected_nodes = len(rest.get("/api/v1/nodes")["items"])
     server: JupyterProcess | None = None
     try:

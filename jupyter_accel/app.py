@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from .services.reads import Inventory
 
 PROBE_TTL = 15.0  # seconds an answered connection probe stays fresh
+READ_RECENTLY = 120.0  # seconds after a request that the server counts as read (see is_read)
 
 
 class AccelApp(ExtensionApp):
@@ -50,6 +51,7 @@ class AccelApp(ExtensionApp):
         self.views: Views  # made in _start, with the broadcaster
         self.inventory: Inventory
         self._probed_at = 0.0
+        self.last_read = time.monotonic()  # requests set it (api/base.synced_hub)
         self._probe_lock = asyncio.Lock()
         self._identity_lock = asyncio.Lock()
         self.settings["jupyter_accel"] = self
@@ -111,8 +113,15 @@ class AccelApp(ExtensionApp):
             self._notify,
             profiles_namespace=self.accel_config.profiles_namespace or None,
             request_timeout=self.accel_config.request_timeout,
+            active=self.is_read,
         )
         self.hub.start()
+
+    def is_read(self) -> bool:
+        """Someone reads the answers: a push stream is open, or a request came in the last READ_RECENTLY seconds.
+        Called from the hub's threads; the polls of a workbench nobody looks at wait for this."""
+        streams = self.broadcaster is not None and self.broadcaster.subscribers > 0
+        return streams or time.monotonic() - self.last_read < READ_RECENTLY
 
     def workbench_prefix(self) -> str | None:
         """The workbench this server belongs to: configured, else $NB_PREFIX (/notebook/<ns>/<name>)."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import threading
 from collections.abc import Awaitable, Callable, Iterable
 
 from .domain.kinds import KINDS
@@ -52,11 +53,25 @@ class Broadcaster:
         self._scheduled = False
         self._subscribers: set[asyncio.Queue[dict]] = set()
         self._tasks: set[asyncio.Task[None]] = set()  # held, so a pending push is not garbage-collected
+        self._lock = threading.Lock()
+        self._changed: set[str] = set()  # cache keys changed since the loop last looked
+        self._woken = False
 
     def notify_threadsafe(self, cache_key: str) -> None:
-        """Called from informer threads."""
+        """Called from informer threads, once per watch event: a burst of 20,000 pod changes wakes the event loop
+        once per batch, not once per change."""
+        with self._lock:
+            self._changed.add(cache_key)
+            if self._woken:
+                return
+            self._woken = True
         if not self.loop.is_closed():
-            self.loop.call_soon_threadsafe(self._mark, TOPICS.get(cache_key, (cache_key,)))
+            self.loop.call_soon_threadsafe(self._drain)
+
+    def _drain(self) -> None:
+        with self._lock:
+            keys, self._changed, self._woken = self._changed, set(), False
+        self._mark(t for key in keys for t in TOPICS.get(key, (key,)))
 
     def _mark(self, topics: Iterable[str]) -> None:
         self._dirty.update(topics)
@@ -88,6 +103,10 @@ class Broadcaster:
         for q in list(self._subscribers):
             if q.qsize() < 100:  # a stalled client gets no more; it refetches everything on reconnect
                 q.put_nowait(msg)
+
+    @property
+    def subscribers(self) -> int:
+        return len(self._subscribers)
 
     def subscribe(self) -> asyncio.Queue[dict]:
         q: asyncio.Queue[dict] = asyncio.Queue()

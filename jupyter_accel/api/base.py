@@ -120,6 +120,7 @@ class AccelHandler(APIHandler):
         """The hub once its first discovery and every cache's first list are done (bounded), so that a first
         answer after start-up is never a misleading empty one; 503 while the API server cannot be reached."""
         hub = self.hub()
+        self.accel.last_read = time.monotonic()  # the hub's polls run while someone reads (AccelApp.is_read)
         deadline = time.monotonic() + timeout
         while not hub.is_synced() and hub.discovery_error is None and time.monotonic() < deadline:
             await asyncio.sleep(0.05)
@@ -176,18 +177,29 @@ class AccelHandler(APIHandler):
             raise validation_error(exc) from None
 
     def send(self, model: BaseModel, status: int = 200) -> None:
+        self.send_body(model.model_dump_json(), status)
+
+    def send_body(self, body: bytes | str, status: int = 200) -> None:
+        """A JSON answer already serialized."""
         self.set_status(status)
         self.set_header("Content-Type", "application/json")
-        self.finish(model.model_dump_json())
+        self.finish(body)
+
+    async def send_computed(self, fn: Callable[..., BaseModel], *args: Any) -> None:
+        """An answer computed and serialized in a view thread (api/views): fit checks and job details read the
+        caches of the whole namespace or cluster, which must not hold up the event loop."""
+        from .views import VIEW_THREADS
+
+        self.send_body(
+            await asyncio.get_running_loop().run_in_executor(VIEW_THREADS, lambda: fn(*args).model_dump_json())
+        )
 
     async def send_view(
         self, hub: Hub, topic: str, params: tuple[Any, ...], build: Callable[[], BaseModel], **kw: Any
     ) -> None:
         """A read answer from api/views: computed off the event loop, once per change of the caches it reads.
         `build` must hold nothing of the request but what `params` names (it is kept to compute ahead)."""
-        body = await self.accel.views.get(hub, topic, params, build, **kw)
-        self.set_header("Content-Type", "application/json")
-        self.finish(body)
+        self.send_body(await self.accel.views.get(hub, topic, params, build, **kw))
 
     def log_exception(self, typ: Any, value: Any, tb: Any) -> None:
         if isinstance(value, service_errors.ServiceError):

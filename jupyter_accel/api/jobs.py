@@ -35,7 +35,7 @@ class JobsBase(AccelHandler):
         return self.accel.jobs_service(await self.synced_hub())
 
     async def blocking(self, fn: Callable[..., T], *args: Any) -> T:
-        """Kubernetes writes never run on the event loop."""
+        """Kubernetes calls never run on the event loop."""
         try:
             return await asyncio.get_running_loop().run_in_executor(None, fn, *args)
         except Exception as exc:
@@ -100,7 +100,7 @@ class FitHandler(JobsBase):
     @web.authenticated
     async def post(self) -> None:
         request = self.parse_body(models.JobRequest)  # a bad body is a 400 even while not connected
-        self.send((await self.ops()).fit(request))
+        await self.send_computed((await self.ops()).fit, request)
 
 
 class JobHandler(JobsBase):
@@ -113,7 +113,9 @@ class JobHandler(JobsBase):
 
     @web.authenticated
     async def get(self, kind: str, name: str) -> None:
-        self.send((await self.ops()).detail(parse_kind(kind), name))
+        ops, job_kind = await self.ops(), parse_kind(kind)
+        # blocking: a job the caches have not seen yet is read from the API server
+        self.send_body(await self.blocking(lambda: ops.detail(job_kind, name).model_dump_json()))
 
     @web.authenticated
     async def delete(self, kind: str, name: str) -> None:

@@ -27,6 +27,11 @@ if TYPE_CHECKING:
 # take turns with the event loop.
 VIEW_THREADS = ThreadPoolExecutor(max_workers=2, thread_name_prefix="accel-views")
 WARM_FOR = 300.0  # seconds after its last read that a view is still computed ahead of the next one
+# While the caches churn (a burst of pod changes, kwok starting 20,000 pods) a new answer is being computed nearly
+# all the time, and would be out of date again when it is done: a request that arrives while one is computed gets
+# the last answer at once, if it is at most this old; the push that follows the computation says to fetch again. A
+# request that finds none running starts one and waits for it, so a read after a quiet change sees the change.
+MAX_STALE = 5.0
 MAX_VIEWS = 256  # answers kept (node pages are one per model, offset and limit); the least recently read go first
 Build = Callable[[], "BaseModel"]
 
@@ -65,6 +70,8 @@ class Views:
         now = entry.read_at = time.monotonic()
         fresh = max_age is None or now - entry.computed_at < max_age
         if fresh and entry.revision == hub.revision(depends(topic)):
+            return entry.body
+        if entry.running is not None and entry.revision is not None and now - entry.computed_at < MAX_STALE:
             return entry.body
         try:
             return await self._compute(entry, topic)

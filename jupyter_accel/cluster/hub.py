@@ -46,14 +46,18 @@ CUSTOM: dict[str, list[tuple[str, str, bool]]] = {
 # the job kinds (domain/kinds): one namespaced cache each
 for _spec in KINDS:
     CUSTOM.setdefault(_spec.group, []).append((_spec.cache_key, _spec.plural, True))
-# every pod of the cluster, for allocated-accelerator figures; only when the identity may list them
-ALL_PODS = Resource("allpods", "", "v1", "pods", False, trim_pod)
+# every pod of the cluster that holds resources (bound to a node, not finished), for allocated-accelerator figures;
+# only when the identity may list them. The selector keeps finished pods out of the cache and their churn off the wire.
+ALL_PODS = Resource(
+    "allpods", "", "v1", "pods", False, trim_pod, "spec.nodeName!=,status.phase!=Succeeded,status.phase!=Failed"
+)
 PROFILE_KEYS = {"hardwareprofiles", "acceleratorprofiles"}
 
 
 class Hub:
     VISIBILITY_PERIOD = 3.0
     MAINTENANCE_PERIOD = 60.0
+    IDLE_MAINTENANCE_PERIOD = 600.0  # nobody reads: a workbench left open costs the API server next to nothing
 
     def __init__(
         self,
@@ -63,8 +67,10 @@ class Hub:
         *,
         profiles_namespace: str | None = None,
         request_timeout: float = 10.0,
+        active: Callable[[], bool] = lambda: True,
     ):
         self.api = api
+        self.active = active  # someone reads the answers now (an open panel, a recent request): the polls run
         self.namespace = namespace
         self.profiles_namespace = profiles_namespace or namespace
         self.on_change = on_change
@@ -184,8 +190,14 @@ class Hub:
         inf.start()
 
     def _maintain(self) -> None:
-        """Pick up CRDs installed later and changed permissions without a server restart."""
-        while not self._stop.wait(self.MAINTENANCE_PERIOD):
+        """Pick up CRDs installed later and changed permissions without a server restart: every minute while
+        someone reads, every ten while nobody does (hundreds of idle workbenches must not poll the API server)."""
+        last = time.monotonic()
+        while not self._stop.wait(5.0):
+            period = self.MAINTENANCE_PERIOD if self.active() else self.IDLE_MAINTENANCE_PERIOD
+            if time.monotonic() - last < period:
+                continue
+            last = time.monotonic()
             try:
                 discovery = discover(self.api, self.request_timeout)
                 permissions = review_all(self.api, self.namespace, self.request_timeout)
@@ -204,9 +216,14 @@ class Hub:
             self.on_change("info")
 
     def _poll_visibility(self) -> None:
-        """Kueue's visibility API has no watch: poll pending workloads of LocalQueues that have some."""
+        """Kueue's visibility API has no watch: poll pending workloads of LocalQueues that have some, while someone
+        reads (a workbench nobody looks at polls nothing; after a pause, the positions are polled within a second of the
+        first read and pushed)."""
         group = "visibility.kueue.x-k8s.io"
         while not self._stop.is_set():
+            if not self.active():
+                self._stop.wait(0.5)
+                continue
             version = self.discovery.version(group)
             if version is None:
                 self._set_pending({}, CacheState.absent)

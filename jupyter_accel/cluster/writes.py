@@ -126,3 +126,6 @@ class ClusterWriter:
 
     def list_objects(self, ref: Ref, label_selector: str) -> list[dict[str, Any]]:
         return list_objects(self.api, ref, label_selector, timeout=self.timeout)
+
+    def get(self, ref: Ref) -> dict[str, Any] | None:
+        return get(self.api, ref, timeout=self.timeout)

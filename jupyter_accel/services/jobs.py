@@ -14,6 +14,7 @@ import time
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from ..cluster.trim import trim_generic
 from ..cluster.writes import Ref, WriteError
 from ..domain import labels as L
 from ..domain.builders import build_objects, demands
@@ -157,7 +158,15 @@ class JobsService:
         return self._typed(info, obj)
 
     def detail(self, kind: JobKind, name: str) -> JobDetail:
-        obj = self.cached(kind, name)
+        """Blocking (run off the event loop): a job the watch has not brought yet, such as one just submitted, is
+        read from the API server, so a detail right after the submit is not a 404."""
+        try:
+            obj = self.cached(kind, name)
+        except NotFound:
+            fresh = self.writer.get(self.ref(kind, name))
+            if fresh is None:
+                raise
+            obj = self._typed(self._served(kind), trim_generic(fresh))
         pods = select_pods(obj, self.hub.items("pods"))
         view = self._view(obj, self._positions(), self.hub.items("workloads"), pods, self.known_accelerators())
         about = {("Pod", p["metadata"]["name"]) for p in pods} | {(obj["kind"], name)}

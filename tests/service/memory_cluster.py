@@ -48,6 +48,10 @@ class MemoryWriter:
     hub: MemoryHub
     refuse: dict[str, WriteError] = field(default_factory=dict)
     calls: list[tuple[str, str, str]] = field(default_factory=list)  # (verb, kind or plural, name)
+    # what the API server holds beyond the caches: set `lagging` and creates land here, not in the hub, as when a
+    # watch has not brought a new object yet
+    stored: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
+    lagging: bool = False
     _uids: itertools.count = field(default_factory=lambda: itertools.count(1))
 
     def create(self, obj: dict[str, Any], namespace: str, *, dry_run: bool = False) -> dict[str, Any]:
@@ -61,7 +65,9 @@ class MemoryWriter:
         stored = copy.deepcopy(obj)
         stored["metadata"] = {**stored["metadata"], "namespace": namespace, "uid": f"uid-{next(self._uids)}"}
         stored["metadata"].setdefault("creationTimestamp", "2026-12-04T10:00:00Z")
-        if not dry_run:
+        if not dry_run and self.lagging:
+            self.stored[(key, name)] = stored
+        elif not dry_run:
             self.hub.caches.setdefault(key, []).append(stored)
         return stored
 
@@ -77,6 +83,10 @@ class MemoryWriter:
         self.calls.append(("delete", ref.plural, ref.name))
         items = self.hub.caches.get(ref.plural, [])
         self.hub.caches[ref.plural] = [o for o in items if o["metadata"]["name"] != ref.name]
+
+    def get(self, ref: Ref) -> dict[str, Any] | None:
+        self.calls.append(("get", ref.plural, ref.name))
+        return self.stored.get((ref.plural, ref.name)) or self.hub.get(ref.plural, ref.name, ref.namespace)
 
     def list_objects(self, ref: Ref, label_selector: str) -> list[dict[str, Any]]:
         wanted = dict(term.split("=", 1) for term in label_selector.split(","))

@@ -222,3 +222,15 @@ def test_a_maximum_run_time_becomes_kueues_label_with_the_admins_default_and_cei
     with pytest.raises(errors.Invalid) as refused:
         service.submit(pytorch(max_run_seconds=36001))
     assert refused.value.field == "max_run_seconds" and "at most 36000" in refused.value.message
+
+
+def test_the_detail_of_a_job_the_caches_have_not_seen_yet_is_read_from_the_api_server():
+    hub, writer, service = cluster()
+    writer.lagging = True  # the watch has not brought the new job yet
+    made, _ = service.submit(pytorch())
+    assert hub.caches["pytorchjobs"] == []
+    detail = service.detail(JobKind.pytorch, made.job.name)
+    assert detail.job.name == made.job.name and detail.job.kind == JobKind.pytorch
+    assert ("get", "pytorchjobs", made.job.name) in writer.calls
+    with pytest.raises(errors.NotFound):
+        service.detail(JobKind.pytorch, "never-made")

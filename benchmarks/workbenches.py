@@ -1,0 +1,180 @@
+"""What each additional workbench costs the API server: watches, watch bytes at a given churn, requests, memory.
+
+Each workbench runs its own Jupyter server with its own watches. This starts `--servers` of them for each of two
+kinds of account, side by side with none, while pods across the cluster change at `--churn` per second, and reads
+the API server's own metrics (apiserver_longrunning_requests for watches, apiserver_watch_events_sizes for the
+bytes it sends to watchers, apiserver_request_total for requests):
+
+- a namespace user (devcluster's notebook-user in team-a: no cluster-wide pods or nodes, as in a default
+  OpenShift AI project), and
+- a cluster reader (admin: may list every pod and node, so it watches them all).
+
+    python benchmarks/workbenches.py --run-dir DIR [--servers 3] [--seconds 30] [--churn 20]
+
+docs/scale.md extrapolates the per-workbench figures to 200 and 1,000 workbenches.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import re
+import sys
+import tempfile
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(REPO), str(REPO / "benchmarks")]
+
+import scale  # noqa: E402
+import scale_objects as objs  # noqa: E402
+
+from devcluster.cluster import Cluster  # noqa: E402
+from devcluster.jupyter_server import JupyterProcess  # noqa: E402
+from devcluster.rest import ApiError, Rest  # noqa: E402
+
+# the cluster this measures on: what the churn changes
+CHURN_SCALE = objs.Scale(nodes=100, pods=2000, cluster_queues=10, cohorts=2, namespaces=20, workloads=200, jobs=30)
+ACCOUNTS = {"namespace user": ("notebook-user", "team-a"), "cluster reader": ("admin", objs.WORK_NS)}
+
+
+def metrics(rest: Rest) -> dict[str, float]:
+    """Watches open, bytes sent in watch events, and requests answered, from the API server's /metrics."""
+    out = {"watches": 0.0, "watch_bytes": 0.0, "watch_events": 0.0, "requests": 0.0}
+    for line in rest.request("GET", "/metrics", timeout=30).splitlines():
+        name = line.split("{", 1)[0]
+        if name not in (
+            "apiserver_longrunning_requests",
+            "apiserver_watch_events_sizes_sum",
+            "apiserver_watch_events_total",
+            "apiserver_request_total",
+        ):
+            continue
+        labels = dict(re.findall(r'(\w+)="([^"]*)"', line))
+        value = float(line.rsplit(" ", 1)[1])
+        if name == "apiserver_longrunning_requests" and labels.get("verb") == "WATCH":
+            out["watches"] += value
+        elif name == "apiserver_watch_events_sizes_sum":
+            out["watch_bytes"] += value
+        elif name == "apiserver_watch_events_total":
+            out["watch_events"] += value
+        elif name == "apiserver_request_total" and labels.get("verb") not in ("WATCH", "CONNECT"):
+            out["requests"] += value
+    return out
+
+
+def churn(rest: Rest, per_second: float, seconds: float, scale_: objs.Scale, stop: threading.Event) -> int:
+    """Label patches of the bench pods at a steady rate, spread over the cluster's namespaces."""
+    names = objs.namespace_names(scale_)
+    done, t0 = 0, time.monotonic()
+
+    def patch(i: int) -> None:
+        j = i % scale_.pods
+        path = rest.path("v1", "Pod", names[j % len(names)], f"bench-pod-{j:05d}")
+        with contextlib.suppress(ApiError, OSError):
+            rest.request("PATCH", path, {"metadata": {"labels": {"churn": str(i)}}}, "application/merge-patch+json")
+
+    with ThreadPoolExecutor(8) as pool:
+        while not stop.is_set() and time.monotonic() - t0 < seconds:
+            due = int((time.monotonic() - t0) * per_second)
+            list(pool.map(patch, range(done, due)))
+            done = max(done, due)
+            time.sleep(0.05)
+    return done
+
+
+def window(rest: Rest, seconds: float, per_second: float, scale_: objs.Scale) -> dict[str, float]:
+    """The metrics' change over `seconds` of churn."""
+    before = metrics(rest)
+    stop = threading.Event()
+    changes = churn(rest, per_second, seconds, scale_, stop)
+    after = metrics(rest)
+    delta = {k: after[k] - before[k] for k in before}
+    delta["watches"] = after["watches"]  # a gauge: how many are open now
+    delta["changes"] = changes
+    return delta
+
+
+def measure(cluster: Cluster, servers: int, seconds: float, per_second: float) -> dict[str, Any]:
+    rest = cluster.admin
+    result: dict[str, Any] = {"servers": servers, "seconds": seconds, "churn_per_s": per_second}
+    result["none"] = window(rest, seconds, per_second, CHURN_SCALE)
+    for label, (identity, namespace) in ACCOUNTS.items():
+        procs = []
+        try:
+            for _ in range(servers):
+                workdir = Path(tempfile.mkdtemp(prefix="ja-wb."))
+                accel = {"identity": "kubeconfig", "kubeconfig": str(cluster.kubeconfig(identity)),
+                         "namespace": namespace}  # fmt: skip
+                proc = JupyterProcess(workdir, accel).start()
+                proc.wait_connected()
+                procs.append(proc)
+            time.sleep(5)  # every informer listed and watching
+            measured = window(rest, seconds, per_second, CHURN_SCALE)
+            measured["rss_mib"] = [scale.rss_mib(p.proc.pid) for p in procs]
+            result[label] = measured
+        finally:
+            for proc in procs:
+                proc.stop()
+    none = result["none"]
+    minutes = seconds / 60
+    for label in ACCOUNTS:
+        m = result[label]
+        result[label]["per_workbench"] = {
+            "watches": round((m["watches"] - none["watches"]) / servers, 1),
+            "watch_kib_per_min": round((m["watch_bytes"] - none["watch_bytes"]) / servers / 1024 / minutes, 1),
+            "watch_events_per_min": round((m["watch_events"] - none["watch_events"]) / servers / minutes, 1),
+            "requests_per_min": round((m["requests"] - none["requests"]) / servers / minutes, 1),
+            "rss_mib": round(sum(m["rss_mib"]) / len(m["rss_mib"]), 1),
+        }
+    return result
+
+
+def table(result: dict[str, Any]) -> str:
+    out = [
+        f"Per additional workbench, {result['servers']} servers per account, {result['churn_per_s']} pod changes/s "
+        f"across the cluster, {result['seconds']} s windows",
+        "",
+        "| account | watches | watch KiB/min | watch events/min | requests/min | RSS MiB |",
+        "|---|---|---|---|---|---|",
+    ]
+    for label in ACCOUNTS:
+        p = result[label]["per_workbench"]
+        out.append(
+            f"| {label} | {p['watches']} | {p['watch_kib_per_min']} | {p['watch_events_per_min']} | "
+            f"{p['requests_per_min']} | {p['rss_mib']} |"
+        )
+    return "\n".join(out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--run-dir", required=True, help="a running devcluster (python -m devcluster up)")
+    ap.add_argument("--servers", type=int, default=3)
+    ap.add_argument("--seconds", type=float, default=30.0)
+    ap.add_argument("--churn", type=float, default=20.0, help="pod changes per second across the cluster")
+    ap.add_argument("--out", default=str(REPO / "benchmarks" / "results" / "workbenches.json"))
+    args = ap.parse_args(argv)
+    cluster = Cluster.attach(args.run_dir)
+    rest = cluster.admin
+    if rest.get(f"/api/v1/namespaces?labelSelector={objs.BENCH}%3Dtrue")["items"]:
+        scale.remove(rest, print)
+    scale.build(rest, CHURN_SCALE, print)
+    try:
+        result = measure(cluster, args.servers, args.seconds, args.churn)
+    finally:
+        scale.remove(rest, print)
+    print(table(result))
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(json.dumps(result, indent=2) + "\n")
+    print(f"saved {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
