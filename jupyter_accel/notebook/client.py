@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from ..models import Connection, InfoResponse, JobDetail, JobRequest, JobView, SubmitResponse
 
 API_PATH = "accel/v1/"
+FEW_NODES = 20  # up to this many accelerator nodes, `%accel gpus` and AcceleratorView list them under the totals
 JOB_KINDS = ("ray-cluster", "ray-job", "pytorch", "trainjob")
 
 
@@ -251,8 +252,8 @@ class AccelClient:
                 f"The server answered {method} {path} with something that is not JSON.", response.status
             ) from None
 
-    def _get(self, path: str, model: str, **query: Any) -> Any:
-        return self._parse(model, self._call("GET", path, query=query))
+    def _get(self, path: str, answer: str, **query: Any) -> Any:
+        return self._parse(answer, self._call("GET", path, query=query))
 
     @staticmethod
     def _parse(model: str, data: Any) -> Any:
@@ -288,6 +289,13 @@ class AccelClient:
                 raise AccelError(f"model: {model!r} names {len(keys)} accelerator models; give its key", field="model")
             model = keys[0]
         return self._get("inventory/nodes", "InventoryNodesResponse", model=model, offset=offset, limit=limit)
+
+    def few_inventory_nodes(self, inventory: Any) -> BaseModel | None:
+        """The nodes behind `inventory` when they fit on one short page (FEW_NODES), else None: a small cluster's
+        nodes are shown under the totals; a large one's are paged through with inventory_nodes()."""
+        if not inventory.visibility.visible or not 0 < inventory.node_count <= FEW_NODES:
+            return None
+        return self.inventory_nodes(limit=FEW_NODES)
 
     def profiles(self) -> BaseModel:
         return self._get("profiles", "HardwareProfilesResponse")

@@ -18,7 +18,7 @@ from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 
 from .client import JOB_KINDS, AccelClient, AccelError
-from .display import Para, View
+from .display import Para, View, blocks
 from .requests import DEFAULT_GPU_TYPE, job_request, parse_duration, parse_env
 
 WAIT_POLL = 2.0  # seconds between status polls while --wait waits for pods
@@ -189,7 +189,9 @@ class AccelMagics(Magics):
         if cmd == "info":
             return View(c.info())
         if cmd == "gpus":
-            return View(c.inventory())
+            inventory = c.inventory()
+            few = c.few_inventory_nodes(inventory)
+            return View(inventory, blocks(few) if few is not None else [])
         if cmd == "nodes":
             return View(c.inventory_nodes(args.model, args.offset, args.limit))
         if cmd == "profiles":

@@ -58,7 +58,8 @@ class TestForwardedToken:
         assert info["connection"]["identity"] == "forwarded"
         # the user's own RBAC: queue-viewer may list nodes, notebook-user may not
         inv = await proxied.until("inventory", lambda b: b["visibility"]["visible"], timeout=30)
-        assert inv["nodes"]
+        assert inv["models"] and inv["node_count"]
+        assert (await proxied.get("inventory/nodes"))["nodes"]  # the nodes themselves come page by page
         # it stays the server's identity for requests without the header (the kernel's, for one)
         assert (await plain.get("info"))["connection"]["identity"] == "forwarded"
 
@@ -232,7 +233,8 @@ class TestInClusterTiers:
                 assert p[("list", "clusterqueues", False)] and p[("list", "hardwareprofiles", True)]
                 assert p[("list", "pods", False)] is False  # deliberately not granted
                 inv = await api.until("inventory", lambda b: b["visibility"]["visible"], timeout=30)
-                assert inv["nodes"]
+                assert inv["models"] and inv["node_count"]
+                assert (await api.get("inventory/nodes"))["nodes"]
                 assert inv["pods_visibility"]["visible"] is False
                 q = await api.until(
                     "queues",

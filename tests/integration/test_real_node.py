@@ -219,12 +219,12 @@ async def test_suspend_resume_delete_real_pods_and_free_the_devices(devcluster, 
         code, _ = await api.call("POST", f"jobs/pytorch/{name}/resume")
         assert code == 200
         await api.until("jobs", lambda b: (j := job_of(b, name)) and j["status"] == "Running", timeout=180)
-        await api.until("inventory", lambda inv: real_node_gpus_allocated(inv) == 2, timeout=60)
+        await api.until("inventory/nodes", lambda inv: real_node_gpus_allocated(inv) == 2, timeout=60, limit="500")
     finally:
         await api.call("DELETE", f"jobs/pytorch/{name}")
     await api.until("jobs", lambda b: job_of(b, name) is None, timeout=120)
     # the pods that held them are gone from the node: the inventory shows the devices free again
-    await api.until("inventory", lambda inv: real_node_gpus_allocated(inv) == 0, timeout=120)
+    await api.until("inventory/nodes", lambda inv: real_node_gpus_allocated(inv) == 0, timeout=120, limit="500")
     api_admin = devcluster.admin
     await wait_for(
         lambda: not [p for p in api_admin.get("/api/v1/namespaces/team-a/pods")["items"]

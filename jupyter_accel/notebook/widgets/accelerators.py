@@ -25,6 +25,7 @@ class AcceleratorView(LiveBox):
         self.inventory_html = w.HTML()
         self.queues_html = w.HTML()
         self.inventory: Any = None
+        self.inventory_nodes: Any = None  # a small cluster's nodes, shown under the totals
         self.queues: Any = None
         self.errors: list[AccelError] = []
         self._lock = threading.Lock()
@@ -49,10 +50,21 @@ class AcceleratorView(LiveBox):
                     continue
                 setattr(self, attr, model)
                 target.value = model_html(model)
+                if attr == "inventory":
+                    self.inventory_nodes = self._few_nodes(model, errors)
+                    target.value += model_html(self.inventory_nodes) if self.inventory_nodes is not None else ""
             self.status.value = error_html(errors[0]) if errors else ""
             self.errors = errors
             self.updates += 1
 
+    def _few_nodes(self, inventory: Any, errors: list[AccelError]) -> Any:
+        try:
+            return self.client.few_inventory_nodes(inventory)
+        except AccelError as exc:
+            errors.append(exc)
+            return None
+
     def _text(self) -> str:
-        shown = [to_text(blocks(m)) for m in (self.inventory, self.queues) if m is not None]
+        models = (self.inventory, self.inventory_nodes, self.queues)
+        shown = [to_text(blocks(m)) for m in models if m is not None]
         return "\n\n".join(shown + [f"⚠ {e}" for e in self.errors[:1]])
