@@ -82,5 +82,11 @@ def job_display(
     )
 
 
-def verdict_look(verdict: FitVerdict) -> tuple[str, Tone]:
+QUOTA_ONLY_LOOK = ("Quota fits", Tone.ok)  # fits the quota; whether a node can take the pods is not known
+
+
+def verdict_look(verdict: FitVerdict, *, placement_known: bool = True) -> tuple[str, Tone]:
+    """`placement_known` False: nodes are not visible, so "fits now" can only be said of the quota."""
+    if verdict is FitVerdict.fits_now and not placement_known:
+        return QUOTA_ONLY_LOOK
     return VERDICT_LOOK[verdict]

@@ -7,9 +7,7 @@ are blocking calls, run off the event loop by the caller. Refusals are services.
 
 from __future__ import annotations
 
-import dataclasses
 import re
-import secrets
 import time
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -17,22 +15,17 @@ from typing import TYPE_CHECKING, Any
 from ..cluster.trim import trim_generic
 from ..cluster.writes import Ref, WriteError
 from ..domain import labels as L
-from ..domain.builders import build_objects, demands
-from ..domain.builders.common import BuildContext, with_owner
+from ..domain.builders import Build
+from ..domain.builders.common import with_owner
 from ..domain.eta import StartEstimate, estimate_start, parse_time
-from ..domain.fit import check_fit
-from ..domain.hardware_profiles import apply_profile, list_profiles
-from ..domain.job_request import validate_job_request
 from ..domain.job_status import derive_status, job_view, select_pods
 from ..domain.kinds import KINDS, KindSpec, log_pod, spec_for
 from ..domain.objects import condition, has_true
 from ..domain.presentation import FINISHED
-from ..domain.queues import default_queue_name
 from ..domain.workloads import find_workload_for_job, positions_from_summaries, total_requests
 from ..models import (
     CleanupResponse,
     EventView,
-    FieldError,
     FitResponse,
     JobDetail,
     JobKind,
@@ -42,7 +35,8 @@ from ..models import (
     SubmitResponse,
     Visibility,
 )
-from .errors import Invalid, NotFound, NotVisible, ReadOnly, invalid
+from . import launch
+from .errors import Invalid, NotFound, NotVisible, ReadOnly
 from .ports import Caches, JobSettings, Writer
 from .refusals import refusal
 
@@ -51,8 +45,6 @@ if TYPE_CHECKING:
 
 
 _TRIED_FLAVOR = re.compile(r" in flavor ([\w.-]+)")  # Kueue's flavor-assignment messages name the flavor tried
-# what a fit check puts in a request whose program is not written yet: the verdict depends on its shape only
-NO_OP_PROGRAM: dict[str, Any] = {"entrypoint": "true", "command": ["true"]}
 
 
 class JobsService:
@@ -68,8 +60,7 @@ class JobsService:
         return [s.kind for s in KINDS if s.cache_key in self.hub.informers]
 
     def known_accelerators(self) -> list[str]:
-        discovered = {r for n in self.hub.items("nodes") for r in ((n.get("status") or {}).get("allocatable") or {})}
-        return self.registry.known_names(discovered)
+        return launch.known_accelerators(self.hub, self.registry)
 
     def _positions(self) -> dict[tuple[str, str], tuple[int | None, int | None]]:
         return positions_from_summaries(*({"items": items} for items in self.hub.pending.values()))
@@ -232,105 +223,21 @@ class JobsService:
         info = self._served(kind)
         return Ref(info.group, self.hub.version(info.group) or "", info.plural, self.namespace, name)
 
-    # -- request preparation (shared by the fit check and submit) --------------------------------------------
-    def prepare(self, request: JobRequest) -> tuple[list[dict[str, Any]], BuildContext]:
-        """Validate and build; raises Invalid naming every bad field."""
+    # -- request preparation and the fit check (services/launch.py) -----------------------------------------
+    def prepare(self, request: JobRequest) -> Build:
+        """Validate and build once; raises Invalid naming every bad field."""
         self._served(request.kind)
-        known = self.known_accelerators()
-        profile_dict = None
-        errors: list[FieldError] = []
-        if request.hardware_profile:
-            profile_dict, err = self._profile(request)
-            if err:
-                errors.append(err)
-        default_image = self.settings.default_images.get(request.kind.value)
-        limit = self.settings.max_run_seconds_limit
-        errors += validate_job_request(
-            request, known_accelerators=known, profile=profile_dict, default_image=default_image, max_run_limit=limit
-        )
-        default_max_run = self.settings.default_max_run_seconds.get(request.kind.value)
-        if default_max_run and limit:
-            default_max_run = min(default_max_run, limit)
-        queue = (
-            default_queue_name(self.hub.items("localqueues"), self.settings.default_queue)
-            if self.hub.readable("localqueues")
-            else None
-        )
-        if request.queue and self.hub.readable("localqueues"):
-            names = sorted(q["metadata"]["name"] for q in self.hub.items("localqueues"))
-            if request.queue not in names:
-                errors.append(
-                    FieldError(
-                        field="queue",
-                        message=f"no LocalQueue {request.queue!r} in "
-                        f"{self.namespace}; allowed: {', '.join(names) or 'none'}",
-                    )
-                )
-        if errors:
-            raise invalid(errors)
-        ctx = BuildContext(
-            namespace=self.namespace,
-            image=default_image,
-            queue=queue,
-            workbench=self.settings.workbench_prefix,
-            known_accelerators=known,
-            profile=profile_dict,
-            name_suffix=secrets.token_hex(3)[:5],
-            max_run_seconds=default_max_run or None,
-        )
-        try:
-            return build_objects(request, ctx), ctx
-        except ValueError as exc:
-            raise Invalid(str(exc)) from None
+        return launch.prepare(self.hub, self.registry, self.settings, request)
 
-    def _profile(self, request: JobRequest) -> tuple[dict[str, Any] | None, FieldError | None]:
-        profiles = list_profiles(
-            self.hub.items("hardwareprofiles"), self.hub.items("acceleratorprofiles"), registry=self.registry
-        )
-        match = next((p for p in profiles if p.name == request.hardware_profile), None)
-        if match is None:
-            names = ", ".join(p.name for p in profiles) or "none"
-            return None, FieldError(
-                field="hardware_profile", message=f"no hardware profile {request.hardware_profile!r}; allowed: {names}"
-            )
-        count = request.accelerators.count if request.accelerators else None
-        try:
-            return dataclasses.asdict(apply_profile(match, accelerator_count=count)), None
-        except ValueError as exc:
-            return None, FieldError(field="hardware_profile", message=str(exc).split(": ", 1)[-1])
-
-    # -- fit check -------------------------------------------------------------------------------------------
     def fit(self, request: JobRequest) -> FitResponse:
-        # the verdict depends on the job's shape only: a request whose program is not written yet gets a no-op one
-        spec = spec_for(request.kind)
-        if spec.program and not any(getattr(request, p) is not None for p in spec.program):
-            request = request.model_copy(update={spec.program[0]: NO_OP_PROGRAM[spec.program[0]]})
-        objects, ctx = self.prepare(request)
-        job = objects[0]
-        queue = (job["metadata"].get("labels") or {}).get(L.QUEUE_NAME)
-        lq = self.hub.get("localqueues", queue, self.namespace) if queue else None
-        cq_name = ((lq or {}).get("spec") or {}).get("clusterQueue")
-        cq = self.hub.get("clusterqueues", cq_name) if cq_name else None
-        pending = [i for items in self.hub.pending.values() for i in items]
-        return check_fit(
-            demands(request, ctx),
-            nodes=self.hub.items("nodes") if self.hub.readable("nodes") else None,
-            pods=self.hub.items("allpods") if self.hub.readable("allpods") else None,
-            local_queue=lq,
-            cluster_queue=cq,
-            cluster_queues=self.hub.items("clusterqueues") if self.hub.readable("clusterqueues") else None,
-            cohorts=self.hub.items("cohorts") if self.hub.readable("cohorts") else None,
-            resource_flavors=self.hub.items("resourceflavors") if self.hub.readable("resourceflavors") else None,
-            pending=pending,
-            registry=self.registry,
-            workloads=self.hub.items("workloads") if self.hub.readable("workloads") else None,
-        )
+        self._served(request.kind)
+        return launch.fit(self.hub, self.registry, self.settings, request)
 
     # -- writes (blocking) -----------------------------------------------------------------------------------
     def submit(self, request: JobRequest) -> tuple[SubmitResponse, int]:
         if self.settings.read_only:
             raise ReadOnly("Launching jobs is switched off on this server (read-only).")
-        objects, _ = self.prepare(request)
+        objects = self.prepare(request).objects
         existing = self._by_request_id(request)
         if existing is not None:
             return SubmitResponse(job=self._fresh_view(existing), created=False), 200

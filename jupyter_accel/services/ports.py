@@ -45,3 +45,11 @@ class JobSettings:
     api_base: str = "/accel/v1/"  # where dashboard paths start
     default_max_run_seconds: Mapping[str, int] = field(default_factory=dict)  # per kind, for requests without one
     max_run_seconds_limit: int = 0  # the longest a request may ask for (0: no ceiling)
+
+    def image_for(self, kind: Any) -> str | None:
+        """The image a request of `kind` (a JobKind) gets when it names none; None: it must name one."""
+        return self.default_images.get(kind.value) or None
+
+    def max_run_seconds_for(self, kind: Any) -> int | None:
+        """The time limit a request of `kind` gets when it sets none; None: no limit."""
+        return self.default_max_run_seconds.get(kind.value) or None

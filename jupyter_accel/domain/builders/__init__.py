@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ...models.jobs import JobRequest
 from ..resources import PodDemand
-from .common import BuildContext, job_name, owner_reference, with_owner
+from .common import BuildContext, effective_queue, job_name, owner_reference, with_owner
 from .script import MAX_SCRIPT_BYTES, build_script_configmap
 
 # Each kind's builder is named by its KindSpec (domain/kinds), which imports this package: look it up late.
@@ -19,10 +19,17 @@ def _build(request: JobRequest, ctx: BuildContext) -> dict[str, Any]:
     return spec_for(request.kind).build(request, ctx)
 
 
-def build_objects(request: JobRequest, ctx: BuildContext) -> list[dict[str, Any]]:
-    """The objects to create in order: the job CR, then the script ConfigMap if any.
+@dataclass(frozen=True)
+class Build:
+    """A request built once: what to create, the pods it will run and the LocalQueue it goes to."""
 
-    Create the CR first, then the ConfigMap through `with_owner(configmap, created_cr)` so it is garbage-
+    objects: list[dict[str, Any]]  # the job CR first, then the script ConfigMap if any
+    demands: list[PodDemand]  # read off the built CR, so the fit check and the builders agree
+    queue: str | None
+
+
+def build(request: JobRequest, ctx: BuildContext) -> Build:
+    """Create the CR first, then the ConfigMap through `with_owner(configmap, created_cr)` so it is garbage-
     collected with the job; pods that mount it wait in ContainerCreating until it exists.
     Raises ValueError on what validate_job_request() reports; validate first for field-path errors.
     """
@@ -30,7 +37,12 @@ def build_objects(request: JobRequest, ctx: BuildContext) -> list[dict[str, Any]
     objects = [main]
     if request.script:
         objects.append(build_script_configmap(request, ctx, main["metadata"]["name"]))
-    return objects
+    return Build(objects, pod_sets(main), effective_queue(request, ctx))
+
+
+def build_objects(request: JobRequest, ctx: BuildContext) -> list[dict[str, Any]]:
+    """The objects to create in order: the job CR, then the script ConfigMap if any (see build)."""
+    return build(request, ctx).objects
 
 
 def pod_sets(obj: dict[str, Any]) -> list[PodDemand]:
@@ -49,7 +61,9 @@ def demands(request: JobRequest, ctx: BuildContext) -> list[PodDemand]:
 
 __all__ = [
     "MAX_SCRIPT_BYTES",
+    "Build",
     "BuildContext",
+    "build",
     "build_objects",
     "demands",
     "job_name",

@@ -1,0 +1,122 @@
+"""What a job request goes through before anything is created, shared by the fit check and submit: validation,
+the server's defaults (image, time limit, queue, hardware profile), and one build of the objects, their pods and
+their queue. The fit check reads that build; it builds nothing again."""
+
+from __future__ import annotations
+
+import dataclasses
+import secrets
+from typing import TYPE_CHECKING, Any
+
+from ..domain.builders import Build, build
+from ..domain.builders.common import BuildContext
+from ..domain.fit import check_fit
+from ..domain.hardware_profiles import apply_profile, list_profiles
+from ..domain.job_request import validate_job_request
+from ..domain.kinds import spec_for
+from ..domain.queues import default_queue_name
+from ..models import FieldError, FitResponse, JobRequest
+from .errors import Invalid, invalid
+from .ports import Caches, JobSettings
+
+if TYPE_CHECKING:
+    from ..domain.accelerators import AcceleratorRegistry
+
+# what a fit check puts in a request whose program is not written yet: the verdict depends on its shape only
+NO_OP_PROGRAM: dict[str, Any] = {"entrypoint": "true", "command": ["true"]}
+
+
+def known_accelerators(hub: Caches, registry: AcceleratorRegistry) -> list[str]:
+    discovered = {r for n in hub.items("nodes") for r in ((n.get("status") or {}).get("allocatable") or {})}
+    return registry.known_names(discovered)
+
+
+def _readable(hub: Caches, key: str) -> list[dict[str, Any]] | None:
+    """The cached items, or None when this account may not read them."""
+    return hub.items(key) if hub.readable(key) else None
+
+
+def _profile(
+    hub: Caches, registry: AcceleratorRegistry, request: JobRequest
+) -> tuple[dict[str, Any] | None, FieldError | None]:
+    profiles = list_profiles(hub.items("hardwareprofiles"), hub.items("acceleratorprofiles"), registry=registry)
+    match = next((p for p in profiles if p.name == request.hardware_profile), None)
+    if match is None:
+        names = ", ".join(p.name for p in profiles) or "none"
+        return None, FieldError(
+            field="hardware_profile", message=f"no hardware profile {request.hardware_profile!r}; allowed: {names}"
+        )
+    count = request.accelerators.count if request.accelerators else None
+    try:
+        return dataclasses.asdict(apply_profile(match, accelerator_count=count)), None
+    except ValueError as exc:
+        return None, FieldError(field="hardware_profile", message=str(exc).split(": ", 1)[-1])
+
+
+def prepare(hub: Caches, registry: AcceleratorRegistry, settings: JobSettings, request: JobRequest) -> Build:
+    """Validate and build once; raises Invalid naming every bad field. The caller checks the kind is served."""
+    known = known_accelerators(hub, registry)
+    profile_dict = None
+    errors: list[FieldError] = []
+    if request.hardware_profile:
+        profile_dict, err = _profile(hub, registry, request)
+        if err:
+            errors.append(err)
+    default_image = settings.image_for(request.kind)
+    limit = settings.max_run_seconds_limit
+    errors += validate_job_request(
+        request, known_accelerators=known, profile=profile_dict, default_image=default_image, max_run_limit=limit
+    )
+    default_max_run = settings.max_run_seconds_for(request.kind)
+    if default_max_run and limit:
+        default_max_run = min(default_max_run, limit)
+    queues = _readable(hub, "localqueues")
+    if request.queue and queues is not None:
+        names = sorted(q["metadata"]["name"] for q in queues)
+        if request.queue not in names:
+            errors.append(
+                FieldError(
+                    field="queue",
+                    message=f"no LocalQueue {request.queue!r} in {hub.namespace}; allowed: {', '.join(names) or 'none'}",
+                )
+            )
+    if errors:
+        raise invalid(errors)
+    ctx = BuildContext(
+        namespace=hub.namespace,
+        image=default_image,
+        queue=default_queue_name(queues, settings.default_queue) if queues is not None else None,
+        workbench=settings.workbench_prefix,
+        known_accelerators=known,
+        profile=profile_dict,
+        name_suffix=secrets.token_hex(3)[:5],
+        max_run_seconds=default_max_run or None,
+    )
+    try:
+        return build(request, ctx)
+    except ValueError as exc:
+        raise Invalid(str(exc)) from None
+
+
+def fit(hub: Caches, registry: AcceleratorRegistry, settings: JobSettings, request: JobRequest) -> FitResponse:
+    """Would this request be admitted now, wait, or never run; nothing is created."""
+    # the verdict depends on the job's shape only: a request whose program is not written yet gets a no-op one
+    spec = spec_for(request.kind)
+    if spec.program and not any(getattr(request, p) is not None for p in spec.program):
+        request = request.model_copy(update={spec.program[0]: NO_OP_PROGRAM[spec.program[0]]})
+    built = prepare(hub, registry, settings, request)
+    lq = hub.get("localqueues", built.queue, hub.namespace) if built.queue else None
+    cq_name = ((lq or {}).get("spec") or {}).get("clusterQueue")
+    return check_fit(
+        built.demands,
+        nodes=_readable(hub, "nodes"),
+        pods=_readable(hub, "allpods"),
+        local_queue=lq,
+        cluster_queue=hub.get("clusterqueues", cq_name) if cq_name else None,
+        cluster_queues=_readable(hub, "clusterqueues"),
+        cohorts=_readable(hub, "cohorts"),
+        resource_flavors=_readable(hub, "resourceflavors"),
+        pending=[i for items in hub.pending.values() for i in items],
+        registry=registry,
+        workloads=_readable(hub, "workloads"),
+    )
