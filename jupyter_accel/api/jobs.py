@@ -180,6 +180,7 @@ class JobLogsHandler(JobsBase):
             self.take_stream_slot("followed log streams")
         from ..cluster.logs import LogStream
         from ..cluster.writes import WriteError
+        from ..services.refusals import log_refusal
 
         hub = await self.synced_hub()
         ops = self.accel.jobs_service(hub)
@@ -200,11 +201,7 @@ class JobLogsHandler(JobsBase):
                 ),
             )
         except WriteError as exc:
-            raise ApiError(
-                exc.status if exc.status in (400, 404) else 502,
-                f"logs of {pod}: {exc.message}",
-                reason="Logs unavailable",
-            ) from None
+            raise log_refusal(exc, pod) from None
         self._stream = stream
         self.set_header("Content-Type", "text/plain; charset=utf-8")
         self.set_header("Cache-Control", "no-cache")
@@ -260,6 +257,7 @@ class RayDashboardHandler(JobsBase):
     @web.authenticated
     async def get(self, kind: str, name: str, subpath: str = "") -> None:
         from ..cluster import rest
+        from ..services.refusals import dashboard_refusal
 
         job_kind = parse_kind(kind)
         safe = dashboard_subpath(subpath)  # refused before anything is looked up
@@ -278,19 +276,9 @@ class RayDashboardHandler(JobsBase):
             return resp.status, resp.getheader("Content-Type") or "application/octet-stream", body
 
         status, ctype, body = await asyncio.get_running_loop().run_in_executor(None, fetch)
-        if status in (401, 403):
-            raise ApiError(
-                403,
-                f"The Ray dashboard of {cluster} is not visible to your account "
-                "(it needs get on services/proxy in this namespace).",
-                reason="Not visible to your account",
-            )
-        if status >= 400:
-            raise ApiError(
-                502,
-                f"The Ray dashboard of {cluster} did not answer (HTTP {status}); the head pod may not be running yet.",
-                reason="Dashboard unavailable",
-            )
+        refused = dashboard_refusal(status, cluster)
+        if refused is not None:
+            raise refused
         # APIHandler.finish would label everything application/json: the dashboard's pages are HTML, JS, CSS
         self.finish(body, set_content_type=ctype)
 

@@ -10,7 +10,7 @@ from typing import Any
 from ..cluster.writes import WriteError
 from ..domain.kinds import KINDS
 from ..models import FieldError
-from .errors import Conflict, Invalid, NotVisible, Unavailable, Upstream
+from .errors import Conflict, Invalid, NotFound, NotVisible, Unavailable, Upstream
 
 
 def refusal(exc: WriteError, obj: Mapping[str, Any]) -> Exception:
@@ -64,3 +64,32 @@ def _webhook_not_answering(exc: WriteError) -> str | None:
 
 def _is_kueue_hook(name: str, message: str) -> bool:
     return bool(_KUEUE_HOOK.match(name)) or "kueue" in message.lower()
+
+
+def log_refusal(exc: WriteError, pod: str) -> Exception:
+    """The API server's refusal to open a pod's log: a bad parameter, a pod or container gone, a refused
+    permission; anything else as Kubernetes said it."""
+    message, reason = f"logs of {pod}: {exc.message}", "Logs unavailable"
+    if exc.status == 400:
+        return Invalid(message, reason=reason)
+    if exc.status == 404:
+        return NotFound(message, reason=reason)
+    if exc.status == 403:
+        return NotVisible(f"not visible to your account: {message}")
+    return Upstream(message, reason=reason)
+
+
+def dashboard_refusal(status: int, cluster: str) -> Exception | None:
+    """What an answer of the Ray dashboard through the API server's service proxy means; None: it answered."""
+    if status in (401, 403):
+        return NotVisible(
+            f"The Ray dashboard of {cluster} is not visible to your account "
+            "(it needs get on services/proxy in this namespace).",
+            reason="Not visible to your account",
+        )
+    if status >= 400:
+        return Upstream(
+            f"The Ray dashboard of {cluster} did not answer (HTTP {status}); the head pod may not be running yet.",
+            reason="Dashboard unavailable",
+        )
+    return None
