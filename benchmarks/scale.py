@@ -166,6 +166,22 @@ class StatusProbe:
         return summary(lat, end - start)
 
 
+def loop_held(http_: Http, start: float, end: float) -> dict[str, Any]:
+    """How long the Jupyter server's event loop was held in a window (benchmarks/loop_lag.py, in the server): the
+    lateness of a 5 ms wake-up (what any request felt, queueing included), and the longest single callback."""
+    body = json.loads(http_.get(f"/bench/loop-lag?start={start}&end={end}")[1])
+    lateness, holds = body["lateness"], body["holds"]
+    longest = max(holds, default=(0.0, ""))
+    return {
+        "samples": len(lateness),
+        "late_p99_ms": _ms(percentile(lateness, 99)),
+        "late_max_ms": _ms(max(lateness) if lateness else None),
+        "hold_max_ms": _ms(longest[0]),
+        "holds_over_20ms": sum(1 for took, _ in holds if took > 0.020),
+        "longest": longest[1],
+    }
+
+
 def apiserver_reads(rest: Rest) -> int:
     """LIST and GET requests the API server has answered for the kinds the product reads (its /metrics)."""
     text = rest.request("GET", "/metrics", timeout=30)
@@ -340,7 +356,12 @@ def run(
         workdir = Path(tempfile.mkdtemp(prefix="ja-scale."))
         accel = {"identity": "kubeconfig", "kubeconfig": str(cluster.kubeconfig("admin")), "namespace": objs.WORK_NS}
         t0 = time.monotonic()
-        server = JupyterProcess(workdir, accel).start()
+        server = JupyterProcess(
+            workdir,
+            accel,
+            extensions={"loop_lag": True},
+            env={"PYTHONPATH": os.pathsep.join(filter(None, [str(REPO / "benchmarks"), os.environ.get("PYTHONPATH")]))},
+        ).start()
         http_ = Http(server)
         result["first_view_s"] = round(first_view(http_, scale, t0), 2)
         log(f"  first complete view {result['first_view_s']} s after the server was started")
@@ -352,6 +373,8 @@ def run(
         result["cluster_nodes"] = expected_nodes
 
         rows: dict[str, Any] = {}
+        loop: dict[str, Any] = {}  # window -> how long the server's event loop was held
+        result["loop"] = loop
         with StatusProbe(http_) as probe:
             # an idle window first: the API-server reads that happen anyway (controllers, the visibility poll)
             before = apiserver_reads(rest)
@@ -359,11 +382,13 @@ def run(
             time.sleep(seconds)
             idle_reads = apiserver_reads(rest) - before
             rows["/api/status, idle"] = probe.window(a, time.monotonic())
+            loop["idle"] = loop_held(http_, a, time.monotonic())
             before = apiserver_reads(rest)
             for path in ENDPOINTS:
                 a = time.monotonic()
                 rows[f"GET {path}"] = load(lambda p=path: http_.get(f"/accel/v1/{p}")[0] == 200, clients, seconds)
                 rows[f"/api/status during GET {path}"] = probe.window(a, time.monotonic())
+                loop[f"GET {path}"] = loop_held(http_, a, time.monotonic())
                 log(f"  GET {path}: {rows[f'GET {path}']}")
             product_reads = apiserver_reads(rest) - before
             if audit is not None:
@@ -388,6 +413,7 @@ def run(
             reader.join()
             rows["GET inventory during the burst"] = burst_load
             rows[f"/api/status during {burst} pod changes"] = probe.window(a, time.monotonic())
+            loop[f"{burst} pod changes"] = loop_held(http_, a, time.monotonic())
             log(f"  burst of {burst} pod changes in {result['burst_s']} s")
 
         result["rss_mib"] = rss_mib(server.proc.pid)
@@ -531,6 +557,19 @@ def table(result: dict[str, Any]) -> str:
         out.append(
             f"| {name} | {r['requests']} | {r['errors']} | {r['p50_ms']} | {r['p99_ms']} | {r['max_ms']} | {r['per_s']} |"
         )
+    out += [
+        "",
+        "| the Jupyter server's event loop | 5 ms wake-up late, p99 ms | late, max ms | longest callback ms "
+        "| callbacks > 20 ms |",
+        "|---|---|---|---|---|",
+    ]
+    for name, r in result["loop"].items():
+        out.append(
+            f"| {name} | {r['late_p99_ms']} | {r['late_max_ms']} | {r['hold_max_ms']} | {r['holds_over_20ms']} |"
+        )
+    worst = max(result["loop"].values(), key=lambda r: r["hold_max_ms"] or 0, default=None)
+    if worst and worst["longest"]:
+        out.append(f"\nlongest callback: {worst['hold_max_ms']} ms, {worst['longest']}")
     reads = result["apiserver_reads"]
     push = result["push"]
     out += [

@@ -29,8 +29,19 @@ def free_port() -> int:
 
 
 class JupyterProcess:
-    def __init__(self, workdir: Path, accel: dict[str, Any], *, debug: bool = False, extra: dict | None = None):
+    def __init__(
+        self,
+        workdir: Path,
+        accel: dict[str, Any],
+        *,
+        debug: bool = False,
+        extra: dict | None = None,
+        extensions: dict[str, bool] | None = None,
+        env: dict[str, str] | None = None,
+    ):
+        """`extensions`: more server extensions to load (the benchmarks' loop probe); `env`: more environment."""
         self.workdir = workdir
+        self._env = env or {}
         self._debug = debug  # --debug: every logger of the server at DEBUG
         self.port = free_port()
         self.token = secrets.token_hex(24)
@@ -46,6 +57,7 @@ class JupyterProcess:
                     "notebook_shim": False,
                     "jupyter_lsp": False,
                     "jupyter_server_terminals": False,
+                    **(extensions or {}),
                 },
                 "allow_root": True,
                 "ip": "127.0.0.1",
@@ -75,6 +87,7 @@ class JupyterProcess:
             "JUPYTER_DATA_DIR": str(self.workdir / "data"),
             "JUPYTER_RUNTIME_DIR": str(self.workdir / "runtime"),
             "PYTHONUNBUFFERED": "1",
+            **self._env,
         }
         env.pop("JUPYTER_ACCEL_NAMESPACE", None)
         argv = [sys.executable, "-m", "jupyter_server", f"--config={self.config_file}"]

@@ -1,0 +1,78 @@
+"""A Jupyter server extension for the benchmarks: how long the server's event loop was held, and by what.
+
+Two measures, both kept with `time.monotonic()` stamps (CLOCK_MONOTONIC is system-wide, so the benchmark asks for
+exactly its own load windows with `GET /bench/loop-lag?start=T0&end=T1`):
+- lateness: a coroutine asks to wake every 5 ms; how much later it wakes is what any request felt, queueing
+  behind everything else on the loop included;
+- holds: every callback the loop runs is timed (asyncio's Handle._run is wrapped, two clock reads a callback);
+  those over 5 ms are kept with asyncio's description of them, so "no handler holds the loop for > 20 ms" is
+  checked per callback, with the culprit named.
+Loaded only by the benchmarks (`jpserver_extensions`), never by the product.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import json
+import time
+from asyncio import events
+from typing import Any
+
+from jupyter_server.base.handlers import JupyterHandler
+from jupyter_server.utils import url_path_join
+from tornado import web
+
+TICK = 0.005
+KEEP_HOLD = 0.005
+LATENESS: collections.deque[tuple[float, float]] = collections.deque(maxlen=400_000)  # (when, s): ~30 min
+HOLDS: collections.deque[tuple[float, float, str]] = collections.deque(maxlen=100_000)  # (when, s, what)
+
+
+async def _probe() -> None:
+    while True:
+        t0 = time.monotonic()
+        await asyncio.sleep(TICK)
+        LATENESS.append((t0, max(0.0, time.monotonic() - t0 - TICK)))
+
+
+def _time_callbacks() -> None:
+    run = events.Handle._run
+
+    def timed(self: events.Handle) -> None:
+        t0 = time.monotonic()
+        try:
+            run(self)
+        finally:
+            took = time.monotonic() - t0
+            if took > KEEP_HOLD:
+                HOLDS.append((t0, took, repr(self)[:300]))
+
+    events.Handle._run = timed  # type: ignore[method-assign]
+
+
+class LoopLagHandler(JupyterHandler):
+    @web.authenticated
+    def get(self) -> None:
+        start = float(self.get_argument("start", "0"))
+        end = float(self.get_argument("end", str(time.monotonic())))
+        lateness = [lag for at, lag in list(LATENESS) if start <= at <= end]
+        holds = [(took, what) for at, took, what in list(HOLDS) if start <= at <= end]
+        self.set_header("Content-Type", "application/json")
+        self.finish(json.dumps({"lateness": lateness, "holds": holds}))
+
+
+def _jupyter_server_extension_points() -> list[dict[str, Any]]:
+    return [{"module": "loop_lag"}]
+
+
+def _load_jupyter_server_extension(serverapp: Any) -> None:
+    route = url_path_join(serverapp.web_app.settings["base_url"], "bench/loop-lag")
+    serverapp.web_app.add_handlers(".*$", [(route, LoopLagHandler)])
+    _time_callbacks()
+    tasks: set[asyncio.Task[None]] = set()
+
+    def start() -> None:
+        tasks.add(asyncio.get_running_loop().create_task(_probe()))  # held: an unreferenced task may be collected
+
+    serverapp.io_loop.add_callback(start)
