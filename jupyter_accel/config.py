@@ -60,13 +60,10 @@ class AccelConfig(Configurable):
     ).tag(config=True)
 
     default_images = Dict(
-        {
-            "ray-cluster": "rayproject/ray:2.41.0",
-            "ray-job": "rayproject/ray:2.41.0",
-            "pytorch": "pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime",
-            "trainjob": "pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime",
-        },
-        help="Default container image per job kind, used when a request names none.",
+        {},
+        help="Container image per job kind for requests that name none, over each kind's own default "
+        '(jupyter_accel/domain/kinds/): {"ray-cluster": "registry.example.com/ray:2.41.0"}. An empty string removes '
+        "a kind's default, so its requests must name an image.",
     ).tag(config=True)
 
     default_queue = Unicode(
@@ -76,10 +73,11 @@ class AccelConfig(Configurable):
     ).tag(config=True)
 
     default_max_run_seconds = Dict(
-        {"ray-cluster": 8 * 3600},
+        {},
         help="Maximum run time per job kind for requests that set none (Kueue's max-exec-time: Kueue stops the job "
-        "after it has been admitted this long, and the user is told). Interactive Ray clusters hold their GPUs "
-        "until stopped, so they get 8 hours unless the admin says otherwise; a kind left out has no limit.",
+        "after it has been admitted this long, and the user is told), over each kind's own default: interactive "
+        "Ray clusters hold their GPUs until stopped, so they get 8 hours; the other kinds have no limit. 0 removes "
+        "a kind's limit.",
     ).tag(config=True)
 
     max_run_seconds_limit = Int(

@@ -39,17 +39,23 @@ class JobSettings:
 
     read_only: bool = False
     default_queue: str = ""
-    default_images: Mapping[str, str] = field(default_factory=dict)
+    default_images: Mapping[str, str] = field(default_factory=dict)  # per kind, over the kinds' own
     workbench_prefix: str | None = None  # the annotation value jobs are marked with
     workbench_label: str | None = None  # the label value "mine" selects on; None: every managed job
     api_base: str = "/accel/v1/"  # where dashboard paths start
-    default_max_run_seconds: Mapping[str, int] = field(default_factory=dict)  # per kind, for requests without one
+    default_max_run_seconds: Mapping[str, int] = field(default_factory=dict)  # per kind, over the kinds' own
     max_run_seconds_limit: int = 0  # the longest a request may ask for (0: no ceiling)
 
     def image_for(self, kind: Any) -> str | None:
-        """The image a request of `kind` (a JobKind) gets when it names none; None: it must name one."""
-        return self.default_images.get(kind.value) or None
+        """The image a request of `kind` (a JobKind) gets when it names none: the admin's, else the kind's own;
+        None (or an admin's ''): it must name one."""
+        from ..domain.kinds import spec_for
+
+        return self.default_images.get(kind.value, spec_for(kind).default_image) or None
 
     def max_run_seconds_for(self, kind: Any) -> int | None:
-        """The time limit a request of `kind` gets when it sets none; None: no limit."""
-        return self.default_max_run_seconds.get(kind.value) or None
+        """The time limit a request of `kind` gets when it sets none: the admin's, else the kind's own; None (or an
+        admin's 0): no limit."""
+        from ..domain.kinds import spec_for
+
+        return self.default_max_run_seconds.get(kind.value, spec_for(kind).default_max_run_seconds) or None

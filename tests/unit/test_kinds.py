@@ -87,3 +87,24 @@ def test_suspend_patches_follow_each_operator():
 def test_the_front_end_fixture_is_the_registry_as_info_sends_it():
     fixture = Path(__file__).resolve().parents[2] / "labextension" / "src" / "__tests__" / "kinds.json"
     assert json.loads(fixture.read_text()) == [kind_info(s, "v1").model_dump(mode="json") for s in KINDS]
+
+
+def test_a_kinds_defaults_live_on_its_spec_and_the_admin_overrides_them_per_kind():
+    from jupyter_accel.domain.kinds import DEFAULT_KIND
+    from jupyter_accel.services.ports import JobSettings
+
+    assert [s.kind for s in KINDS if s.default] == [DEFAULT_KIND]
+    plain = JobSettings()
+    for s in KINDS:
+        assert plain.image_for(s.kind) == s.default_image
+        assert plain.max_run_seconds_for(s.kind) == s.default_max_run_seconds
+    ray, pytorch = spec_for(JobKind.ray_cluster), spec_for(JobKind.pytorch)
+    assert ray.default_max_run_seconds == 8 * 3600 and pytorch.default_max_run_seconds is None
+    admin = JobSettings(
+        default_images={"pytorch": "registry.example.com/pt:1", "ray-job": ""},
+        default_max_run_seconds={"ray-cluster": 0, "pytorch": 7200},
+    )
+    assert admin.image_for(JobKind.pytorch) == "registry.example.com/pt:1"
+    assert admin.image_for(JobKind.ray_job) is None  # '' removes the default: requests must name an image
+    assert admin.image_for(JobKind.ray_cluster) == ray.default_image  # a kind left out keeps its own
+    assert admin.max_run_seconds_for(JobKind.ray_cluster) is None and admin.max_run_seconds_for(JobKind.pytorch) == 7200

@@ -33,6 +33,10 @@ _BY_API = {(s.group, s.cr_kind): s for s in KINDS}
 _BY_CR_KIND = {s.cr_kind: s for s in KINDS}
 if set(_BY_KIND) != set(JobKind):  # a wire kind without its module, or the other way round
     raise ImportError(f"job kinds without a spec: {sorted(set(JobKind) - set(_BY_KIND))}")
+_DEFAULTS = [s for s in KINDS if s.default]
+if len(_DEFAULTS) != 1:
+    raise ImportError(f"exactly one job kind must be the default, not {[s.kind.value for s in _DEFAULTS]}")
+DEFAULT_KIND: JobKind = _DEFAULTS[0].kind  # what a form or magic offers first
 
 
 def spec_for(kind: JobKind) -> KindSpec:
@@ -88,6 +92,7 @@ def log_pod(spec: KindSpec, pods: Sequence[Mapping[str, Any]]) -> str | None:
 
 
 __all__ = [
+    "DEFAULT_KIND",
     "KINDS",
     "KindSpec",
     "kind_info",

@@ -8,6 +8,7 @@ from ..objects import condition, field, has_true, sentence
 from .spec import KindSpec, Labels, Obj, terminal_from_conditions
 
 TRAINING_FIELDS = frozenset({"command", "script", "nproc_per_node"})
+PYTORCH_IMAGE = "pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime"
 
 
 def replica_type(labels: Labels) -> str | None:
@@ -43,4 +44,6 @@ SPEC = KindSpec(
     interpreter=ScriptInterpreter.torchrun,
     program=("command", "script"),
     min_workers=1,
+    default_image=PYTORCH_IMAGE,
+    default=True,
 )

@@ -7,6 +7,8 @@ from ..builders import raycluster as builder
 from ..objects import condition, field, has_true, sentence
 from .spec import KindSpec, Labels, Obj
 
+RAY_IMAGE = "rayproject/ray:2.41.0"
+
 
 def suspended(obj: Obj) -> bool:
     return (
@@ -68,4 +70,7 @@ SPEC = KindSpec(
     running_note=running_note,
     ray_cluster=lambda obj: field(obj, "metadata", "name"),
     request_fields=frozenset({"head"}),
+    default_image=RAY_IMAGE,
+    # an interactive cluster holds its accelerators until someone stops it
+    default_max_run_seconds=8 * 3600,
 )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ...models.jobs import JobKind, JobStatus, ScriptInterpreter
 from ..builders import rayjob as builder
 from ..objects import field, sentence
-from .raycluster import ray_node_type
+from .raycluster import RAY_IMAGE, ray_node_type
 from .spec import KindSpec, Labels, Obj, Terminal
 
 
@@ -83,4 +83,5 @@ SPEC = KindSpec(
     request_fields=frozenset({"head", "entrypoint", "runtime_env", "script", "ttl_seconds_after_finished"}),
     interpreter=ScriptInterpreter.python,
     program=("entrypoint", "script"),
+    default_image=RAY_IMAGE,
 )

@@ -76,6 +76,11 @@ class KindSpec:
     program: tuple[str, ...] = ()
     min_workers: int = 0
     interpreter: ScriptInterpreter | None = None  # what runs a script by default (None: takes no script)
+    # what a request gets when it says nothing; the admin's AccelConfig.default_images / default_max_run_seconds
+    # override these per kind
+    default_image: str | None = None  # None: a request must name its image
+    default_max_run_seconds: int | None = None  # None: no time limit
+    default: bool = False  # the kind a form or magic offers first (exactly one kind says so)
 
     @property
     def cache_key(self) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ...models.jobs import JobKind, ScriptInterpreter
 from ..builders import trainjob as builder
 from ..objects import field
-from .pytorchjob import TRAINING_FIELDS
+from .pytorchjob import PYTORCH_IMAGE, TRAINING_FIELDS
 from .spec import KindSpec, Obj, end_from_conditions, terminal_from_conditions
 
 
@@ -36,4 +36,5 @@ SPEC = KindSpec(
     interpreter=ScriptInterpreter.torchrun,
     program=("command", "script"),
     min_workers=1,
+    default_image=PYTORCH_IMAGE,
 )
