@@ -63,7 +63,6 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "EventView",
         "HeadResources",
         "JobDetail",
-        "JobKind",
         "JobRequest",
         "JobScript",
         "JobsResponse",
@@ -75,6 +74,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "ScriptInterpreter",
         "SubmitResponse",
     ),
+    "kinds": ("JobKind",),
     "queues": (
         "FlavorQuota",
         "QueuesResponse",

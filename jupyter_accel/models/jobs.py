@@ -13,6 +13,7 @@ from typing import Annotated, Any
 from pydantic import AfterValidator, BeforeValidator, Field, WithJsonSchema
 
 from .base import Tone, Visibility, Wire
+from .kinds import JobKind
 
 # Job names end up in Service and pod host names (`<job>-head-svc`, `<rayjob>-xxxxx-head-svc`, `<job>-worker-63`),
 # which are DNS-1035 labels of <= 63 characters; 47 leaves room for the longest suffix an operator appends.
@@ -113,13 +114,6 @@ ResourceName = Annotated[
 ObjectName = Annotated[
     str, *_matching(DNS_SUBDOMAIN_PATTERN, "a Kubernetes object name: lower-case letters, digits, '-' and '.'", 253)
 ]
-
-
-class JobKind(StrEnum):
-    ray_cluster = "ray-cluster"  # KubeRay RayCluster, interactive
-    ray_job = "ray-job"  # KubeRay RayJob, batch
-    pytorch = "pytorch"  # Kubeflow Training Operator v1 PyTorchJob (legacy)
-    trainjob = "trainjob"  # Kubeflow Trainer v2 TrainJob
 
 
 class AcceleratorRequest(Wire):

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlencode, urlsplit
 
+from ..models.kinds import JobKind
 from .discovery import DiscoveryError, ServerEndpoint, find_server
 
 if TYPE_CHECKING:
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
 
 API_PATH = "accel/v1/"
 FEW_NODES = 20  # up to this many accelerator nodes, `%accel gpus` and AcceleratorView list them under the totals
-JOB_KINDS = ("ray-cluster", "ray-job", "pytorch", "trainjob")
+JOB_KINDS = tuple(k.value for k in JobKind)
 
 
 class AccelError(Exception):
