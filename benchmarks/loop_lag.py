@@ -40,15 +40,26 @@ def _time_callbacks() -> None:
     run = events.Handle._run
 
     def timed(self: events.Handle) -> None:
+        task = getattr(self._callback, "__self__", None)  # a task's step: name its coroutine, not the wrapper
+        coro = task.get_coro() if isinstance(task, asyncio.Task) else None
         t0 = time.monotonic()
         try:
             run(self)
         finally:
             took = time.monotonic() - t0
             if took > KEEP_HOLD:
-                HOLDS.append((t0, took, repr(self)[:300]))
+                HOLDS.append((t0, took, _describe(self, coro)))
 
     events.Handle._run = timed  # type: ignore[method-assign]
+
+
+def _describe(handle: events.Handle, coro: Any) -> str:
+    if coro is None:
+        return repr(handle)[:300]
+    frame = getattr(coro, "cr_frame", None)
+    owner = frame.f_locals.get("self") if frame is not None else None  # a handler's _execute: which handler
+    name = getattr(coro, "__qualname__", repr(coro))
+    return f"{type(owner).__name__}: {name}" if owner is not None else name
 
 
 class LoopLagHandler(JupyterHandler):
