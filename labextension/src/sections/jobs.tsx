@@ -5,6 +5,7 @@ import type { JobScope, JobView } from '../api';
 import { IResource, jobKey } from '../cluster';
 import { acceleratorsText, formatAge, kindBadge, kindLabel } from '../present';
 import { NotVisible, ResourceState, StatusBadge } from '../components/common';
+import { useRenderTiming } from '../components/timing';
 import { IClusterActions } from './types';
 
 export function JobsSection(props: {
@@ -16,6 +17,7 @@ export function JobsSection(props: {
   now: number;
 }): JSX.Element {
   const data = props.jobs.data;
+  useRenderTiming('jobs', data?.jobs?.length ?? 0);
   return (
     <div className="jp-accel-jobs">
       <div className="jp-accel-scope" role="radiogroup" aria-label="Which jobs">
@@ -49,21 +51,90 @@ export function JobsSection(props: {
               No jobs yet. Launch one below, or with %accel in a notebook.
             </p>
           ) : (
-            <ul className="jp-accel-job-list" aria-label="Jobs">
-              {(data.jobs ?? []).map(job => (
-                <JobRow
-                  key={jobKey(job)}
-                  job={job}
-                  actions={props.actions}
-                  readOnly={props.readOnly}
-                  now={props.now}
-                />
-              ))}
-            </ul>
+            <JobList
+              jobs={data.jobs ?? []}
+              actions={props.actions}
+              readOnly={props.readOnly}
+              now={props.now}
+            />
           )}
         </>
       )}
     </div>
+  );
+}
+
+/**
+ * Rows shown at first and added by "Show more": a namespace with 1,000 jobs
+ * renders 50 rows, not 1,000, so the sidebar stays responsive while pushes
+ * bring new answers; the filter finds any job by name, status or kind.
+ */
+export const JOBS_SHOWN = 50;
+
+/** Whether a job matches the filter text (its name, status label or kind). */
+export function jobMatches(job: JobView, text: string): boolean {
+  const wanted = text.trim().toLowerCase();
+  return (
+    wanted === '' ||
+    [job.name, job.display.label, job.status, kindLabel(job.kind)].some(v =>
+      (v ?? '').toLowerCase().includes(wanted)
+    )
+  );
+}
+
+function JobList(props: {
+  jobs: JobView[];
+  actions: IClusterActions;
+  readOnly: boolean;
+  now: number;
+}): JSX.Element {
+  const [shown, setShown] = React.useState(JOBS_SHOWN);
+  const [filter, setFilter] = React.useState('');
+  const matching = filter
+    ? props.jobs.filter(job => jobMatches(job, filter))
+    : props.jobs;
+  const visible = matching.slice(0, shown);
+  const hidden = matching.length - visible.length;
+  return (
+    <>
+      {props.jobs.length > JOBS_SHOWN && (
+        <input
+          type="search"
+          className="jp-accel-job-filter"
+          aria-label="Filter jobs"
+          placeholder={`Filter ${props.jobs.length} jobs by name, status or kind`}
+          value={filter}
+          onChange={e => {
+            setFilter(e.target.value);
+            setShown(JOBS_SHOWN);
+          }}
+        />
+      )}
+      {matching.length === 0 ? (
+        <p className="jp-accel-muted">No job matches “{filter}”.</p>
+      ) : (
+        <ul className="jp-accel-job-list" aria-label="Jobs">
+          {visible.map(job => (
+            <JobRow
+              key={jobKey(job)}
+              job={job}
+              actions={props.actions}
+              readOnly={props.readOnly}
+              now={props.now}
+            />
+          ))}
+        </ul>
+      )}
+      {hidden > 0 && (
+        <button
+          type="button"
+          className="jp-accel-link jp-accel-show-more"
+          onClick={() => setShown(shown + JOBS_SHOWN)}
+        >
+          {`Show ${Math.min(JOBS_SHOWN, hidden)} more (${hidden} not shown)`}
+        </button>
+      )}
+    </>
   );
 }
 
@@ -151,6 +222,7 @@ function JobRow(props: {
               {a === 'suspend' ? 'Suspend' : 'Resume'}
             </button>
           ))}
+
         {!props.readOnly && (
           <button
             type="button"

@@ -1,0 +1,154 @@
+import { ReactWidget } from '@jupyterlab/ui-components';
+import { Widget } from '@lumino/widgets';
+import * as React from 'react';
+
+import type { JobsResponse, JobView } from '../api';
+import type { IResource } from '../cluster';
+import { JOBS_SHOWN, jobMatches, JobsSection } from '../sections/jobs';
+import type { IClusterActions } from '../sections/types';
+
+async function until(check: () => boolean, timeout = 2000): Promise<void> {
+  const start = Date.now();
+  while (!check()) {
+    if (Date.now() - start > timeout) {
+      throw new Error('timed out waiting for the job list');
+    }
+    await new Promise(resolve => setTimeout(resolve, 10));
+  }
+}
+
+/** The fields a job row reads; the rest of the wire model does not matter here. */
+function job(name: string, label: string): JobView {
+  return {
+    kind: 'pytorch',
+    name,
+    namespace: 'team-a',
+    status: label,
+    display: {
+      label,
+      tone: 'info',
+      sentence: `${label}.`,
+      place: null,
+      detail: null,
+      eta: null,
+      time_limit: null,
+      finished: false,
+      actions: []
+    },
+    accelerators: {},
+    accelerators_requested: {},
+    pods: [],
+    created: null
+  } as unknown as JobView;
+}
+
+function resource(jobs: JobView[]): IResource<JobsResponse> {
+  return {
+    status: 'ready',
+    data: {
+      jobs,
+      scope: 'namespace',
+      kinds_served: ['pytorch'],
+      visibility: {}
+    },
+    error: null,
+    httpStatus: 200
+  };
+}
+
+describe('the job list', () => {
+  let widget: Widget | null = null;
+  afterEach(() => {
+    widget?.dispose();
+    widget = null;
+  });
+
+  const render = async (jobs: JobView[]): Promise<HTMLElement> => {
+    widget = ReactWidget.create(
+      <JobsSection
+        jobs={resource(jobs)}
+        scope="namespace"
+        onScope={() => undefined}
+        actions={{} as IClusterActions}
+        readOnly={true}
+        now={0}
+      />
+    );
+    Widget.attach(widget, document.body);
+    const node = widget.node;
+    await until(() => node.querySelector('.jp-accel-jobs') !== null);
+    return node;
+  };
+  const rows = (host: HTMLElement): string[] =>
+    Array.from(host.querySelectorAll('li.jp-accel-job')).map(
+      li => li.getAttribute('data-job') ?? ''
+    );
+  const button = (
+    host: HTMLElement,
+    text: RegExp
+  ): HTMLButtonElement | undefined =>
+    Array.from(host.querySelectorAll('button')).find(b =>
+      text.test(b.textContent ?? '')
+    );
+
+  it('shows the first rows of a long list and adds more on request', async () => {
+    const many = Array.from({ length: 120 }, (_, i) =>
+      job(`job-${i}`, i % 2 ? 'Running' : 'Queued')
+    );
+    const host = await render(many);
+    await until(() => rows(host).length > 0);
+    expect(rows(host)).toEqual(many.slice(0, JOBS_SHOWN).map(j => j.name));
+    const more = button(host, /^Show 50 more/);
+    expect(more?.textContent).toBe('Show 50 more (70 not shown)');
+    more!.click();
+    await until(() => rows(host).length === 100);
+    button(host, /^Show 20 more/)!.click();
+    await until(() => rows(host).length === 120);
+    expect(button(host, /^Show/)).toBeUndefined();
+  });
+
+  it('filters by name, status and kind, and says when nothing matches', async () => {
+    const many = Array.from({ length: 60 }, (_, i) =>
+      job(`job-${i}`, i === 7 ? 'Failed' : 'Running')
+    );
+    const host = await render(many);
+    await until(() => rows(host).length > 0);
+    const filter = host.querySelector<HTMLInputElement>(
+      'input[aria-label="Filter jobs"]'
+    )!;
+    const type = (text: string): void => {
+      // React listens for input events and reads the value through the native setter
+      Object.getOwnPropertyDescriptor(
+        HTMLInputElement.prototype,
+        'value'
+      )!.set!.call(filter, text);
+      filter.dispatchEvent(new Event('input', { bubbles: true }));
+    };
+    type('failed');
+    await until(() => rows(host).length === 1);
+    expect(rows(host)).toEqual(['job-7']);
+    type('job-5');
+    await until(() => rows(host).length === 11);
+    expect(rows(host)).toEqual([
+      'job-5',
+      ...Array.from({ length: 10 }, (_, i) => `job-5${i}`)
+    ]);
+    type('nothing like it');
+    await until(() => rows(host).length === 0);
+    expect(host.textContent).toContain('No job matches “nothing like it”.');
+  });
+
+  it('has no filter for a short list', async () => {
+    const host = await render([job('one', 'Running')]);
+    await until(() => rows(host).length === 1);
+    expect(host.querySelector('input[aria-label="Filter jobs"]')).toBeNull();
+  });
+
+  it('matches on name, label, status and kind', () => {
+    const j = job('train-resnet', 'Waiting for quota');
+    expect(jobMatches(j, 'RESNET')).toBe(true);
+    expect(jobMatches(j, 'quota')).toBe(true);
+    expect(jobMatches(j, '  ')).toBe(true);
+    expect(jobMatches(j, 'ray')).toBe(false);
+  });
+});
