@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from .cluster.session import ClusterSession
     from .push import Broadcaster
     from .services.jobs import JobsService
+    from .services.ports import JobSettings
     from .services.reads import Inventory
 
 PROBE_TTL = 15.0  # seconds an answered connection probe stays fresh
@@ -136,10 +137,15 @@ class AccelApp(ExtensionApp):
         """The jobs service over a hub, with this server's settings."""
         from .cluster.writes import ClusterWriter
         from .services.jobs import JobsService
+
+        cfg = self.accel_config
+        return JobsService(hub, ClusterWriter(hub.api, cfg.request_timeout), self.registry, self.job_settings())
+
+    def job_settings(self) -> JobSettings:
         from .services.ports import JobSettings
 
         cfg = self.accel_config
-        settings = JobSettings(
+        return JobSettings(
             read_only=cfg.read_only,
             default_queue=cfg.default_queue,
             default_images=dict(cfg.default_images),
@@ -149,7 +155,6 @@ class AccelApp(ExtensionApp):
             default_max_run_seconds=dict(cfg.default_max_run_seconds),
             max_run_seconds_limit=cfg.max_run_seconds_limit,
         )
-        return JobsService(hub, ClusterWriter(hub.api, cfg.request_timeout), self.registry, settings)
 
     def api_base(self) -> str:
         return url_path_join(self.serverapp.base_url, API_PREFIX) + "/"
@@ -196,7 +201,10 @@ class AccelApp(ExtensionApp):
         from .domain.kinds import KINDS, kind_info
 
         conn = self.session.connection
-        caps = models.Capabilities(read_only=self.accel_config.read_only)
+        limits = self.job_settings()
+        caps = models.Capabilities(
+            read_only=self.accel_config.read_only, max_run_seconds_limit=limits.max_run_seconds_limit or None
+        )
         served: dict[models.JobKind, str | None] = {}
         hub = self.hub
         if hub is not None:  # the API server slow, throttling, failing, or the watches reconnecting (cluster/health)
@@ -214,7 +222,12 @@ class AccelApp(ExtensionApp):
                 accelerator_profiles=d.version("dashboard.opendatahub.io"),
             )
             caps.permissions = list(hub.permissions)
-        caps.kinds = [kind_info(s, served.get(s.kind)) for s in KINDS]
+        caps.kinds = [
+            kind_info(s, served.get(s.kind)).model_copy(
+                update={"default_max_run_seconds": limits.default_limit(s.kind)}
+            )
+            for s in KINDS
+        ]
         return conn, caps
 
 

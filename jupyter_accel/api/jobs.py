@@ -137,6 +137,30 @@ class JobActionHandler(JobsBase):
         self.send(view)
 
 
+class JobLimitHandler(JobsBase):
+    path = f"jobs/{KIND}/{NAME}/limit"
+    endpoints = {
+        "post": Endpoint(
+            "Set or extend the job's time limit (Kueue's maximum execution time) within the admin's ceiling",
+            request="TimeLimitRequest",
+            response="JobView",
+            errors=(400, 403, 404, 409, 503),
+        )
+    }
+
+    @web.authenticated
+    async def post(self, kind: str, name: str) -> None:
+        job_kind = parse_kind(kind)
+        body = self.parse_body(models.TimeLimitRequest)
+        ops = await self.ops()
+        view = await self.blocking(
+            lambda: ops.set_time_limit(
+                job_kind, name, max_run_seconds=body.max_run_seconds, extend_seconds=body.extend_seconds
+            )
+        )
+        self.send(view)
+
+
 class CleanupHandler(JobsBase):
     path = "jobs/cleanup"
     endpoints = {
@@ -217,8 +241,6 @@ class JobLogsHandler(JobsBase):
             pass
         finally:
             stream.close()
-        if stream.broken:  # the API server went away: no closing chunk, so the client sees a break, not the log's end
-            self.request.connection.close()
         with contextlib.suppress(Exception):
             self.finish()
 

@@ -46,12 +46,7 @@ def _review(api: ApiClient, namespace: str, check: tuple[str, str, str, bool], t
     }
     try:
         out = rest.request(
-            api,
-            "POST",
-            "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
-            body=body,
-            timeout=timeout,
-            safe=True,  # a review changes nothing
+            api, "POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", body=body, timeout=timeout
         )
         status = out.get("status") or {}
         return Permission(

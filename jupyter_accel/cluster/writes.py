@@ -1,9 +1,4 @@
-"""Create, patch and delete objects: the only write path to Kubernetes, run off the event loop by callers.
-
-Which writes may be repeated after an answer that failed or came too late (retry.py): merge patches (the same patch
-twice gives the same object), deletes (a repeat's 404 counts as done), dry runs, and creates that carry a client
-request id (the jobs service resolves a repeat's AlreadyExists to the job of that id). Any write is repeated after a
-429 or a connection that could not be opened: the API server did nothing then."""
+"""Create, patch and delete objects: the only write path to Kubernetes, run off the event loop by callers."""
 
 from __future__ import annotations
 
@@ -14,7 +9,6 @@ from kubernetes.client import ApiClient
 from kubernetes.client.exceptions import ApiException
 
 from ..domain.kinds import KINDS
-from ..domain.labels import REQUEST_ID
 from . import rest
 
 # kind -> plural, for the kinds jupyter-accel writes
@@ -63,7 +57,6 @@ def create(
 ) -> dict[str, Any]:
     ref = Ref.of(obj, namespace)
     body = {**obj, "metadata": {**(obj.get("metadata") or {}), "namespace": namespace}}
-    identified = REQUEST_ID in (body["metadata"].get("annotations") or {})
     try:
         return rest.request(
             api,
@@ -72,22 +65,22 @@ def create(
             body=body,
             query={"dryRun": "All" if dry_run else None, "fieldValidation": "Strict"},
             timeout=timeout,
-            safe=dry_run or identified,
         )
     except ApiException as exc:
         raise WriteError.of(exc) from None
 
 
-def merge_patch(api: ApiClient, ref: Ref, patch: dict[str, Any], *, timeout: float = 10.0) -> dict[str, Any]:
+def merge_patch(
+    api: ApiClient, ref: Ref, patch: dict[str, Any], *, subresource: str | None = None, timeout: float = 10.0
+) -> dict[str, Any]:
     try:
         return rest.request(
             api,
             "PATCH",
-            ref.path(),
+            ref.path(subresource=subresource),
             body=patch,
             content_type="application/merge-patch+json",
             timeout=timeout,
-            safe=True,
         )
     except ApiException as exc:
         raise WriteError.of(exc) from None
@@ -96,7 +89,7 @@ def merge_patch(api: ApiClient, ref: Ref, patch: dict[str, Any], *, timeout: flo
 def delete(api: ApiClient, ref: Ref, *, propagation: str = "Background", timeout: float = 10.0) -> None:
     """Delete with dependents (pods, services, the Workload) collected by the garbage collector."""
     try:
-        rest.request(api, "DELETE", ref.path(), body={"propagationPolicy": propagation}, timeout=timeout, safe=True)
+        rest.request(api, "DELETE", ref.path(), body={"propagationPolicy": propagation}, timeout=timeout)
     except ApiException as exc:
         if exc.status != 404:
             raise WriteError.of(exc) from None
@@ -132,8 +125,8 @@ class ClusterWriter:
     def create(self, obj: dict[str, Any], namespace: str, *, dry_run: bool = False) -> dict[str, Any]:
         return create(self.api, obj, namespace, dry_run=dry_run, timeout=self.timeout)
 
-    def merge_patch(self, ref: Ref, patch: dict[str, Any]) -> dict[str, Any]:
-        return merge_patch(self.api, ref, patch, timeout=self.timeout)
+    def merge_patch(self, ref: Ref, patch: dict[str, Any], *, subresource: str | None = None) -> dict[str, Any]:
+        return merge_patch(self.api, ref, patch, subresource=subresource, timeout=self.timeout)
 
     def delete(self, ref: Ref) -> None:
         delete(self.api, ref, timeout=self.timeout)

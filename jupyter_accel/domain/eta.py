@@ -127,11 +127,12 @@ def estimate_start(
     return StartEstimate(latest, f"Starts no later than ~{clock(latest)} if the jobs ahead stop at their time limits.")
 
 
-def time_limit_sentence(workload: dict[str, Any] | None, now: datetime) -> str | None:
-    """'Kueue stops it at 14:20 UTC (limit 2h, 35m left)' for an admitted workload with a limit."""
+def time_limit_sentence(workload: dict[str, Any] | None, now: datetime, limit: int | None = None) -> str | None:
+    """'Kueue stops it at 14:20 UTC (limit 2h, 35m left)' for an admitted workload with a limit. `limit`: the limit
+    as the user set it, when an extension made it longer than the Workload's field (domain/time_limit.py)."""
     found = deadline(workload)
     if found is None:
         return None
-    at, limit = found
+    at, limit = found[0], limit or found[1]
     left = max(0, int((at - now).total_seconds()))
     return f"Kueue stops it at {clock(at)} (limit {duration(limit)}, {duration(left)} left)."

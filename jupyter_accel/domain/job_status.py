@@ -26,6 +26,7 @@ from .objects import is_true as _is_true
 from .objects import sentence as _sentence
 from .presentation import FINISHED, job_display
 from .resources import pod_requests
+from .time_limit import current_limit, stopped_at_limit, stopped_sentence
 from .workloads import describe
 
 _POD_START_WAITING = ("ContainerCreating", "PodInitializing")
@@ -230,6 +231,8 @@ def derive_status(
 
     suspended = spec.suspended(obj)
     if workload is not None:
+        if stopped_at_limit(workload):
+            return JobStatus.suspended, stopped_sentence(obj, workload)
         if _get(workload, "spec", "active") is False:
             return JobStatus.suspended, "Stopped: its Kueue Workload is deactivated; resume to queue it again."
         if not _is_true(_cond(workload, "Admitted")):  # waiting for quota, or for admission checks
@@ -288,22 +291,30 @@ def job_view(
     writable: bool = True,
     eta: StartEstimate | None = None,
     now: datetime | None = None,
+    limit_ceiling: int = 0,
 ) -> JobView:
     """The JobView of a job CR. `pods`: its pods (select_pods); `position`: from the visibility API.
 
     known_accelerators None counts every resource besides cpu/memory/ephemeral-storage/hugepages as one.
     writable False (a read-only server): the display offers no actions. eta: the start estimate of a queued job
-    (eta.estimate_start); now: for the time left of a job with a maximum run time (None: the time of the call).
+    (eta.estimate_start); now: for the time left of a job with a maximum run time (None: the time of the call);
+    limit_ceiling: the admin's longest time limit (0: none), past which no extension is offered.
     """
     spec = _spec(obj)
     meta = obj.get("metadata") or {}
     labels = dict(meta.get("labels") or {})
     status, reason = derive_status(obj, workload, pods, events)
     never = status is JobStatus.queued and workload is not None and _queue_sentence(workload)[1]
-    limit = _get(workload, "spec", "maximumExecutionTimeSeconds") or labels.get(L.MAX_EXEC_TIME)
+    limit = current_limit(obj, workload)
     stop = deadline(dict(workload)) if workload is not None and status not in FINISHED else None
     queued_eta = eta if status is JobStatus.queued and not never else None
-    time_limit = time_limit_sentence(dict(workload), now or datetime.now(UTC)) if stop else None
+    time_limit = time_limit_sentence(dict(workload), now or datetime.now(UTC), limit) if stop else None
+    expired = stopped_at_limit(workload)
+    extendable = (
+        workload is not None
+        and status not in FINISHED
+        and (expired or (limit is not None and (not limit_ceiling or limit < limit_ceiling)))
+    )
     start, end = _times(spec, obj, workload, pods)
     wl_spec = (workload or {}).get("spec") or {}
     priority_class = (
@@ -327,6 +338,8 @@ def job_view(
             detail=kueue_detail(workload) if status is JobStatus.queued else None,
             eta=queued_eta.sentence if queued_eta else None,
             time_limit=time_limit,
+            extendable=extendable,
+            stopped_at_limit=expired,
         ),
         queue=labels.get(L.QUEUE_NAME) or wl_spec.get("queueName"),
         cluster_queue=_get(workload, "status", "admission", "clusterQueue"),
@@ -337,7 +350,7 @@ def job_view(
         created=meta.get("creationTimestamp"),
         start_time=start,
         end_time=end,
-        max_run_seconds=int(limit) if str(limit or "").isdigit() else None,
+        max_run_seconds=limit,
         stops_at=stop[0].isoformat().replace("+00:00", "Z") if stop else None,
         starts_by=queued_eta.at.isoformat().replace("+00:00", "Z") if queued_eta and queued_eta.at else None,
         accelerators=accelerators_held(pods, known_accelerators),

@@ -17,6 +17,7 @@ WORKBENCH = PREFIX + "workbench"  # label: workbench name, label-safe
 WORKBENCH_PREFIX = PREFIX + "workbench-prefix"  # annotation: NB_PREFIX verbatim (/notebook/<ns>/<name>)
 REQUEST_ID = PREFIX + "client-request-id"  # label (selectable) and annotation (kept verbatim)
 ROLE = PREFIX + "role"  # on pod templates: head / worker / submitter / master / node
+MAX_RUN_EXTENDED = PREFIX + "max-run-seconds"  # annotation: a running job's limit after an extension
 
 MANAGED_BY = "app.kubernetes.io/managed-by"
 MANAGED_BY_VALUE = "jupyter-accel"

@@ -38,16 +38,22 @@ def place_in_line(position: int | None) -> str | None:
     return None if position is None else f"{ordinal(position + 1)} in line"
 
 
-def actions(status: JobStatus, writable: bool = True) -> list[JobAction]:
+def actions(
+    status: JobStatus, writable: bool = True, *, extendable: bool = False, stopped_at_limit: bool = False
+) -> list[JobAction]:
     """What a user may do to a job in this state: suspend what runs or waits, resume what is suspended, delete
-    anything not already going."""
+    anything not already going; extend a time limit below the admin's ceiling. A job Kueue stopped at its limit
+    is not resumed but extended (a resume alone would stop it again at once)."""
     if not writable or status is JobStatus.deleting:
         return []
-    if status is JobStatus.suspended:
-        return [JobAction.resume, JobAction.delete]
     if status in FINISHED:
         return [JobAction.delete]
-    return [JobAction.suspend, JobAction.delete]
+    extend = [JobAction.extend] if extendable or stopped_at_limit else []
+    if stopped_at_limit:
+        return [*extend, JobAction.delete]
+    if status is JobStatus.suspended:
+        return [JobAction.resume, *extend, JobAction.delete]
+    return [JobAction.suspend, *extend, JobAction.delete]
 
 
 NEVER_LOOK = ("Can never start", Tone.error)  # queued, but asks for more than its queue can ever give
@@ -63,6 +69,8 @@ def job_display(
     detail: str | None = None,
     eta: str | None = None,
     time_limit: str | None = None,
+    extendable: bool = False,
+    stopped_at_limit: bool = False,
 ) -> JobDisplay:
     """`never`: queued but it can never be admitted as sized (so no place in line is shown); `detail`: Kueue's
     own message."""
@@ -78,7 +86,8 @@ def job_display(
         eta=eta,
         time_limit=time_limit,
         finished=status in FINISHED,
-        actions=actions(status, writable),
+        stopped_at_limit=stopped_at_limit,
+        actions=actions(status, writable, extendable=extendable, stopped_at_limit=stopped_at_limit),
     )
 
 

@@ -27,6 +27,7 @@ from .objects import condition, has_true
 from .presentation import place_in_line
 from .queues import NOT_VISIBLE, headroom
 from .resources import format_quantity, parse_quantity, pod_requests, to_number
+from .time_limit import LIMIT_REASON, stopped_at_limit, stopped_sentence
 
 _UNUSED = re.compile(
     r"insufficient unused quota for (?P<res>[\w./-]+) in flavor (?P<flavor>[\w.-]+), "
@@ -195,6 +196,8 @@ def describe(
             return WorkloadState.succeeded, "Succeeded", "Finished successfully"
         detail = c.get("message") or c.get("reason") or "no reason given"
         return WorkloadState.failed, c.get("reason"), f"Finished with a failure: {detail}"
+    if stopped_at_limit(wl):
+        return WorkloadState.inactive, LIMIT_REASON, stopped_sentence({}, wl).rstrip(".")
     if spec.get("active") is False:
         c = condition(wl, "DeactivationTarget") or condition(wl, "Evicted") or {}
         detail = c.get("message") or c.get("reason")

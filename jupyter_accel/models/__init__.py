@@ -37,8 +37,6 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "Capabilities",
         "Connection",
         "ConnectionState",
-        "Degraded",
-        "DegradedReason",
         "IdentityMode",
         "InfoResponse",
         "JobKindInfo",
@@ -75,6 +73,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "PodSummary",
         "ScriptInterpreter",
         "SubmitResponse",
+        "TimeLimitRequest",
     ),
     "kinds": ("JobKind",),
     "queues": (

@@ -7,7 +7,7 @@ from enum import StrEnum
 from pydantic import Field
 
 from . import API_VERSION
-from .base import Tone, Wire
+from .base import Wire
 from .jobs import JobKind
 
 
@@ -28,22 +28,6 @@ class IdentityMode(StrEnum):
     forwarded = "forwarded"
 
 
-class DegradedReason(StrEnum):
-    slow = "slow"
-    throttled = "throttled"
-    failing = "failing"
-    reconnecting = "reconnecting"
-
-
-class Degraded(Wire):
-    """The API server answers, but not well (slow, throttling, errors) or the watches are reconnecting: shown as is
-    until it recovers; the push stream announces the topic "info" when this appears, changes or clears."""
-
-    reason: DegradedReason
-    message: str = Field(description="A readable sentence, shown to the user as is.")
-    tone: Tone = Tone.warn
-
-
 class Connection(Wire):
     state: ConnectionState
     message: str = Field(description="A readable sentence about the connection, shown to the user as is.")
@@ -53,9 +37,6 @@ class Connection(Wire):
     namespace: str | None = Field(None, description="The namespace this server works in.")
     user: str | None = Field(None, description="The user name the API server knows this identity by.")
     kubernetes_version: str | None = None
-    degraded: Degraded | None = Field(
-        None, description="Set while the API server is slow, throttling or failing, or the watches reconnect."
-    )
 
 
 class ApiAvailability(Wire):
@@ -87,6 +68,9 @@ class JobKindInfo(Wire):
         "line), `command` (an argv) or `script`. Empty: it runs no program of its own.",
     )
     min_workers: int = Field(0, description="The fewest workers a request may ask for.")
+    default_max_run_seconds: int | None = Field(
+        None, description="The time limit a request of this kind gets when it sets none (None: no limit)."
+    )
 
 
 class Permission(Wire):
@@ -102,6 +86,9 @@ class Capabilities(Wire):
     apis: ApiAvailability = Field(default_factory=ApiAvailability)
     permissions: list[Permission] = Field(default_factory=list)
     read_only: bool = Field(False, description="The admin disabled launching and controlling jobs.")
+    max_run_seconds_limit: int | None = Field(
+        None, description="The longest time limit a job may have, set or extended (None: no ceiling)."
+    )
     kinds: list[JobKindInfo] = Field(
         default_factory=list, description="Every job kind this server knows, served by the cluster or not."
     )

@@ -217,6 +217,7 @@ class JobStatus(StrEnum):
 class JobAction(StrEnum):
     suspend = "suspend"
     resume = "resume"
+    extend = "extend"  # give it a longer time limit (POST jobs/{kind}/{name}/limit)
     delete = "delete"
 
 
@@ -235,6 +236,9 @@ class JobDisplay(Wire):
     )
     time_limit: str | None = Field(None, description="Admitted with a maximum run time: when Kueue stops it.")
     finished: bool = Field(description="It has ended (succeeded or failed); its logs no longer grow.")
+    stopped_at_limit: bool = Field(
+        False, description="Kueue stopped it at its time limit (nothing deleted); extending the limit queues it again."
+    )
     actions: list[JobAction] = Field(description="What a user may do to it now (a read-only server offers none).")
 
 
@@ -314,6 +318,19 @@ class SubmitResponse(Wire):
     job: JobView
     created: bool = Field(description="False when a retry with the same client_request_id found the job.")
     objects: list[str] = Field(default_factory=list, description="Kind/name of every object created.")
+
+
+class TimeLimitRequest(Wire):
+    """A new time limit for a job, within the admin's ceiling (/info: capabilities.max_run_seconds_limit). Exactly
+    one of the two. While the job runs the limit can only grow."""
+
+    max_run_seconds: int | None = Field(None, ge=60, le=2**31 - 1, description="The new limit in all, in seconds.")
+    extend_seconds: int | None = Field(
+        None,
+        ge=60,
+        le=2**31 - 1,
+        description="Seconds more than its limit now; for a job Kueue stopped at its limit, what its next run may use.",
+    )
 
 
 class CleanupRequest(Wire):

@@ -332,6 +332,14 @@ class AccelClient:
     def resume(self, kind: str, name: str) -> JobView:
         return self._parse("JobView", self._call("POST", self._job_path(kind, name, "/resume"), body={}))
 
+    def set_time_limit(
+        self, kind: str, name: str, *, extend_seconds: int | None = None, max_run_seconds: int | None = None
+    ) -> JobView:
+        """A longer (or, while it waits, any) time limit within the admin's ceiling: `extend_seconds` more, or
+        `max_run_seconds` in all."""
+        body = {"extend_seconds": extend_seconds, "max_run_seconds": max_run_seconds}
+        return self._parse("JobView", self._call("POST", self._job_path(kind, name, "/limit"), body=body))
+
     def cleanup(
         self, older_than_seconds: int | None = None, *, scope: str = "mine", dry_run: bool = False
     ) -> BaseModel:

@@ -123,6 +123,11 @@ def _accel_parser() -> _Parser:
         p = sub.add_parser(verb, help=f"{verb} a job")
         p.add_argument("name")
         p.add_argument("--kind", choices=JOB_KINDS, default=None)
+    extend = sub.add_parser("extend", help="give a job a longer time limit, e.g. %%accel extend NAME 2h")
+    extend.add_argument("name")
+    extend.add_argument("duration", help="how much longer, e.g. 90m, 2h, 1h30m (with --to: the limit in all)")
+    extend.add_argument("--to", action="store_true", help="set the limit to DURATION in all instead")
+    extend.add_argument("--kind", choices=JOB_KINDS, default=None)
     cleanup = sub.add_parser("cleanup", help="delete your finished jobs")
     cleanup.add_argument(
         "--older-than",
@@ -218,6 +223,14 @@ class AccelMagics(Magics):
         if cmd in ("suspend", "resume"):
             kind, name = self._resolve(args.name, args.kind)
             return View(getattr(c, cmd)(kind, name))
+        if cmd == "extend":
+            try:
+                seconds = parse_duration(args.duration)
+            except ValueError as exc:
+                raise UsageError(str(exc).replace("max run time", "duration", 1)) from None
+            kind, name = self._resolve(args.name, args.kind)
+            field = "max_run_seconds" if args.to else "extend_seconds"
+            return View(c.set_time_limit(kind, name, **{field: seconds}))
         if cmd == "cleanup":
             return View(c.cleanup(args.older_than, scope="namespace" if args.all else "mine", dry_run=args.dry_run))
         if cmd == "token":

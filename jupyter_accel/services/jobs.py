@@ -22,6 +22,7 @@ from ..domain.job_status import derive_status, job_view, select_pods
 from ..domain.kinds import KINDS, KindSpec, log_pod, spec_for
 from ..domain.objects import condition, has_true
 from ..domain.presentation import FINISHED
+from ..domain.time_limit import LimitRefused, plan_limit, stopped_at_limit
 from ..domain.workloads import find_workload_for_job, positions_from_summaries, total_requests
 from ..models import (
     CleanupResponse,
@@ -36,7 +37,7 @@ from ..models import (
     Visibility,
 )
 from . import launch
-from .errors import Invalid, NotFound, NotVisible, ReadOnly
+from .errors import Conflict, Invalid, NotFound, NotVisible, ReadOnly
 from .ports import Caches, JobSettings, Writer
 from .refusals import refusal
 
@@ -90,6 +91,7 @@ class JobsService:
             writable=not self.settings.read_only,
             events=events.get((obj.get("kind") or "", obj["metadata"]["name"]), []),
             eta=self._estimate(wl, eta) if wl is not None else None,
+            limit_ceiling=self.settings.max_run_seconds_limit,
         )
 
     def _estimate(self, wl: dict[str, Any], index: _EtaIndex) -> StartEstimate | None:
@@ -306,13 +308,12 @@ class JobsService:
         wl = find_workload_for_job(self.hub.items("workloads"), obj)
         done = False
         if wl is not None:
-            wl_ref = Ref(
-                "kueue.x-k8s.io",
-                self.hub.version("kueue.x-k8s.io") or "",
-                "workloads",
-                self.namespace,
-                wl["metadata"]["name"],
-            )
+            if not suspend and stopped_at_limit(wl):  # Kueue 0.17 would stop it again at once (time_limit.py)
+                raise Conflict(
+                    f"{name} reached its time limit; extend its limit to queue it again "
+                    f"(POST jobs/{kind.value}/{name}/limit, or %accel extend {name} 2h)."
+                )
+            wl_ref = self._workload_ref(wl)
             try:
                 self.writer.merge_patch(wl_ref, {"spec": {"active": not suspend}})
                 done = True
@@ -327,6 +328,67 @@ class JobsService:
         if not done:
             patch = spec_for(kind).suspend_patch(suspend)
             self.writer.merge_patch(self.ref(kind, name), patch)
+        return self._fresh_view(self.cached(kind, name))
+
+    def _workload_ref(self, wl: dict[str, Any]) -> Ref:
+        version = self.hub.version("kueue.x-k8s.io") or ""
+        return Ref("kueue.x-k8s.io", version, "workloads", self.namespace, wl["metadata"]["name"])
+
+    def set_time_limit(
+        self, kind: JobKind, name: str, *, max_run_seconds: int | None = None, extend_seconds: int | None = None
+    ) -> JobView:
+        """Blocking. A new time limit within the admin's ceiling: `max_run_seconds` in all, or `extend_seconds`
+        more. What reaches Kueue depends on the job's state (domain/time_limit.py): the job's label while it is
+        queued or suspended, Kueue's count of time used while it runs, a fresh Workload once Kueue stopped it at
+        its limit. Nothing is written when the request is refused."""
+        self._writable()
+        job = self.cached(kind, name)
+        cached_wl = find_workload_for_job(self.hub.items("workloads"), job)
+        wl = self.writer.get(self._workload_ref(cached_wl)) if cached_wl is not None else None
+        try:
+            plan = plan_limit(
+                job,
+                wl,
+                max_run_seconds=max_run_seconds,
+                extend_seconds=extend_seconds,
+                ceiling=self.settings.max_run_seconds_limit,
+            )
+        except LimitRefused as exc:
+            raise Invalid(f"{exc.field}: {exc.message}", field=exc.field) from None
+        if plan.status_patch is not None and wl is not None:
+            try:
+                self.writer.merge_patch(self._workload_ref(wl), plan.status_patch, subresource="status")
+            except WriteError as exc:
+                if exc.status == 403:
+                    raise NotVisible(
+                        f"not visible to your account: Kueue keeps a running job's time limit fixed, so extending "
+                        f"{name} while it runs lowers Kueue's count of the time it has used, and your account may "
+                        f"not patch workloads/status in {self.namespace}. Ask your admin for that, or extend it "
+                        "while it is suspended or queued."
+                    ) from None
+                if exc.status == 409:  # Kueue changed it meanwhile (an eviction): the plan is stale
+                    raise Conflict(f"Kueue changed {name}'s Workload meanwhile; try again.") from None
+                raise
+        if plan.job_patch is not None:
+            try:
+                self.writer.merge_patch(self.ref(kind, name), plan.job_patch)
+            except WriteError as exc:
+                if plan.status_patch is None and exc.status in (400, 403, 422):
+                    # the label is immutable once the job runs: Kueue admitted it between our read and the write
+                    raise Conflict(f"{name} was admitted meanwhile; try again to extend it while it runs.") from None
+                raise
+        if plan.replace_workload and wl is not None:
+            try:
+                self.writer.delete(self._workload_ref(wl))
+            except WriteError as exc:
+                if exc.status == 403:
+                    raise NotVisible(
+                        f"not visible to your account: {name}'s limit is now {plan.limit} seconds, but Kueue 0.17 "
+                        "keeps a job stopped at its limit stopped; it runs again on a new Workload, and your "
+                        f"account may not delete Workloads in {self.namespace}. Ask your admin, or delete the job "
+                        "and launch it again."
+                    ) from None
+                raise
         return self._fresh_view(self.cached(kind, name))
 
     def cleanup(self, older_than: int, scope: str, dry_run: bool) -> CleanupResponse:

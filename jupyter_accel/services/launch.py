@@ -67,9 +67,7 @@ def prepare(hub: Caches, registry: AcceleratorRegistry, settings: JobSettings, r
     errors += validate_job_request(
         request, known_accelerators=known, profile=profile_dict, default_image=default_image, max_run_limit=limit
     )
-    default_max_run = settings.max_run_seconds_for(request.kind)
-    if default_max_run and limit:
-        default_max_run = min(default_max_run, limit)
+    default_max_run = settings.default_limit(request.kind)
     queues = _readable(hub, "localqueues")
     if request.queue and queues is not None:
         names = sorted(q["metadata"]["name"] for q in queues)

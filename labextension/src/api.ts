@@ -43,6 +43,7 @@ export type PodSummary = Schemas['PodSummary'];
 export type FitResponse = Schemas['FitResponse'];
 export type FitVerdict = Schemas['FitVerdict'];
 export type SubmitResponse = Schemas['SubmitResponse'];
+export type TimeLimitRequest = Schemas['TimeLimitRequest'];
 
 /** Which jobs GET /jobs lists. */
 export type JobScope = 'mine' | 'namespace';
@@ -215,6 +216,19 @@ export function setSuspended(
   const action = suspend ? 'suspend' : 'resume';
   return requestAPI<JobView>(`${jobPath(kind, name)}/${action}`, settings, {
     method: 'POST'
+  });
+}
+
+/** POST jobs/{kind}/{name}/limit: a new time limit, within the admin's ceiling. */
+export function setTimeLimit(
+  settings: ServerConnection.ISettings,
+  kind: JobKind,
+  name: string,
+  body: TimeLimitRequest
+): Promise<JobView> {
+  return requestAPI<JobView>(`${jobPath(kind, name)}/limit`, settings, {
+    method: 'POST',
+    body: JSON.stringify(body)
   });
 }
 

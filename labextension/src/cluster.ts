@@ -55,7 +55,7 @@ export interface IJobTransition {
   job: JobView;
   from: JobStatus;
   to: JobStatus;
-  category: 'admitted' | 'finished' | 'failed';
+  category: 'admitted' | 'finished' | 'failed' | 'stopped';
 }
 
 type Key = 'inventory' | 'profiles' | 'queues' | 'jobs';
@@ -97,7 +97,8 @@ export function jobTransitions(
     if (from === undefined || from === job.status || !isMine(job)) {
       continue;
     }
-    const to = category(job.status);
+    // Kueue stopping it at its time limit is news; a suspend the user asked for is not
+    const to = job.display.stopped_at_limit ? 'stopped' : category(job.status);
     if (to !== null && to !== category(from)) {
       out.push({ job, from, to: job.status, category: to });
     }

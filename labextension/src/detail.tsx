@@ -9,6 +9,7 @@ import * as React from 'react';
 
 import { fetchJobDetail, JobDetail, JobKind, JobView } from './api';
 import { ClusterModel } from './cluster';
+import { extendJob } from './extend';
 import { chipIcon } from './icons';
 import { LogBuffer, streamLogs } from './logs';
 import { acceleratorsText, formatAge, kindLabel } from './present';
@@ -63,6 +64,11 @@ class JobDetailBody extends ReactWidget {
         settings={this._settings}
         jobRef={this.ref}
         onReload={() => void this.reload()}
+        onExtend={job =>
+          void extendJob(this._settings, job).then(
+            view => view && this.reload()
+          )
+        }
       />
     );
   }
@@ -103,6 +109,8 @@ export function JobDetailView(props: {
   settings: ServerConnection.ISettings;
   jobRef: IJobRef;
   onReload: () => void;
+  /** Extend its time limit (offered when its display allows `extend`). */
+  onExtend?: (job: JobView) => void;
 }): JSX.Element {
   const { detail, error, jobRef } = props;
   const now = Date.now();
@@ -183,6 +191,15 @@ export function JobDetailView(props: {
           >
             Reload
           </button>
+          {props.onExtend && job.display.actions.includes('extend') && (
+            <button
+              type="button"
+              className="jp-mod-styled jp-accel-button"
+              onClick={() => props.onExtend?.(job)}
+            >
+              Extend time limit
+            </button>
+          )}
           {dashboard && (
             <a
               className="jp-accel-link"

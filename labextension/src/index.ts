@@ -33,6 +33,7 @@ import {
 } from './api';
 import { ClusterModel, IJobTransition } from './cluster';
 import { createJobDetail, detailId, IJobRef } from './detail';
+import { extendJob } from './extend';
 import { chipIcon } from './icons';
 import { AccelModel, DEFAULT_TIMING } from './model';
 import { AccelPanel } from './panel';
@@ -50,7 +51,8 @@ import { IClusterActions } from './views';
 const NOTE_TEXT: Record<IJobTransition['category'], string> = {
   admitted: 'was admitted',
   finished: 'finished',
-  failed: 'failed'
+  failed: 'failed',
+  stopped: 'was stopped at its time limit'
 };
 
 const plugin: JupyterFrontEndPlugin<AccelModel> = {
@@ -113,6 +115,11 @@ const plugin: JupyterFrontEndPlugin<AccelModel> = {
           );
         }
       },
+      extend: async job => {
+        if (await extendJob(serverSettings, job)) {
+          await cluster.refetch(['jobs']);
+        }
+      },
       remove: async job => {
         const result = await showDialog({
           title: `Delete ${job.name}?`,
@@ -156,6 +163,8 @@ const plugin: JupyterFrontEndPlugin<AccelModel> = {
         };
         if (t.category === 'failed') {
           Notification.error(text, options);
+        } else if (t.category === 'stopped') {
+          Notification.warning(text, { ...options, autoClose: false });
         } else if (t.category === 'finished') {
           Notification.success(text, options);
         } else {

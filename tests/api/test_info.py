@@ -38,3 +38,18 @@ class TestMissingKubeconfig:
         body = json.loads(response.body)
         assert body["connection"]["state"] == "not_configured"
         assert "No Kubernetes configuration" in body["connection"]["message"]
+
+
+class TestTimeLimits:
+    @pytest.fixture
+    def accel_config(self) -> dict:
+        return {"max_run_seconds_limit": 4 * 3600, "default_max_run_seconds": {"pytorch": 3600}}
+
+    async def test_info_publishes_each_kinds_default_limit_and_the_ceiling(self, jp_fetch):
+        body = json.loads((await jp_fetch("accel", "v1", "info")).body)
+        caps = body["capabilities"]
+        assert caps["max_run_seconds_limit"] == 4 * 3600
+        defaults = {k["kind"]: k["default_max_run_seconds"] for k in caps["kinds"]}
+        # an interactive Ray cluster's own 8 h default is cut to the ceiling; the admin's pytorch default as set
+        assert defaults["ray-cluster"] == 4 * 3600 and defaults["pytorch"] == 3600
+        assert defaults["ray-job"] is None

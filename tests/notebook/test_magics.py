@@ -47,6 +47,8 @@ def test_usage_errors_show_usage_not_a_traceback(kernel):
         ("%accel fit --workers 2", "the following arguments are required: --kind"),
         ("%accel fit --kind pytorch --workers two", "argument --workers: invalid int value: 'two'"),
         ("%accel logs", "the following arguments are required: name"),
+        ("%accel extend rc soon", "duration: 'soon' is not a duration"),
+        ("%accel extend rc", "the following arguments are required: duration"),
         ("%accel fit --kind pytorch --gpu-type amd.com/gpu", "--gpu-type needs --gpus N"),
         ("%accel fit --kind pytorch --env NOVALUE", "expected KEY=VALUE"),
         ('%accel fit --kind "pytorch', "No closing quotation"),
@@ -57,7 +59,7 @@ def test_usage_errors_show_usage_not_a_traceback(kernel):
         assert not result.ok, line
         err = result.stream("stderr")
         assert "UsageError" in err and expected in err, (line, err)
-        assert "usage:" in err or "needs" in err or "empty" in err or "KEY=VALUE" in err
+        assert "usage:" in err or "needs" in err or "empty" in err or "KEY=VALUE" in err or "duration" in err
         assert result.error is None, f"{line}: a traceback was sent"
 
 

@@ -71,16 +71,24 @@ class MemoryWriter:
             self.hub.caches.setdefault(key, []).append(stored)
         return stored
 
-    def merge_patch(self, ref: Ref, patch: dict[str, Any]) -> dict[str, Any]:
-        self.calls.append(("patch", ref.plural, ref.name))
+    def merge_patch(self, ref: Ref, patch: dict[str, Any], *, subresource: str | None = None) -> dict[str, Any]:
+        plural = f"{ref.plural}/{subresource}" if subresource else ref.plural
+        self.calls.append(("patch", plural, ref.name))
+        if plural in self.refuse:
+            raise self.refuse[plural]
         obj = self.hub.get(ref.plural, ref.name, ref.namespace)
         if obj is None:
             raise WriteError(404, "not found", reason="NotFound")
-        _merge(obj, patch)
+        expected = (patch.get("metadata") or {}).get("resourceVersion")
+        if expected and expected != (obj.get("metadata") or {}).get("resourceVersion"):
+            raise WriteError(409, "the object has been modified", reason="Conflict")
+        _merge(obj, {k: v for k, v in patch.items() if k != "metadata"} if subresource else patch)
         return obj
 
     def delete(self, ref: Ref) -> None:
         self.calls.append(("delete", ref.plural, ref.name))
+        if f"delete {ref.plural}" in self.refuse:
+            raise self.refuse[f"delete {ref.plural}"]
         items = self.hub.caches.get(ref.plural, [])
         self.hub.caches[ref.plural] = [o for o in items if o["metadata"]["name"] != ref.name]
 

@@ -29,6 +29,7 @@ function job(name: string, status: JobView['status']): JobView {
       eta: null,
       time_limit: null,
       finished: status === 'Succeeded' || status === 'Failed',
+      stopped_at_limit: false,
       actions: []
     },
     queue: 'default',
@@ -141,6 +142,27 @@ describe('jobTransitions', () => {
       ['d', 'failed']
     ]);
     expect(jobTransitions(before, now, j => j.name === 'b')).toHaveLength(1);
+  });
+
+  it('reports a job Kueue stopped at its time limit, not one the user suspended', () => {
+    const before = new Map<string, JobView['status']>([
+      ['pytorch/limit', 'Running'],
+      ['pytorch/user', 'Running']
+    ]);
+    const stopped = job('limit', 'Suspended');
+    stopped.display.stopped_at_limit = true;
+    const out = jobTransitions(
+      before,
+      [stopped, job('user', 'Suspended')],
+      () => true
+    );
+    expect(out.map(t => [t.job.name, t.category])).toEqual([
+      ['limit', 'stopped']
+    ]);
+    const again = new Map<string, JobView['status']>([
+      ['pytorch/limit', 'Suspended']
+    ]);
+    expect(jobTransitions(again, [stopped], () => true)).toEqual([]);
   });
 });
 

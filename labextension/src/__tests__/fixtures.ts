@@ -24,7 +24,8 @@ export function notConfiguredInfo(version: string): InfoResponse {
         accelerator_profiles: null
       },
       permissions: [],
-      read_only: false
+      read_only: false,
+      max_run_seconds_limit: null
     }
   };
 }
@@ -78,7 +79,8 @@ export function connectedInfo(version: string): InfoResponse {
           reason: null
         }
       ],
-      read_only: true
+      read_only: true,
+      max_run_seconds_limit: null
     }
   };
 }

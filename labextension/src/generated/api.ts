@@ -160,6 +160,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/accel/v1/jobs/{kind}/{name}/limit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Set or extend the job's time limit (Kueue's maximum execution time) within the admin's ceiling */
+        post: operations["post_JobLimitHandler"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/accel/v1/jobs/{kind}/{name}/logs": {
         parameters: {
             query?: never;
@@ -458,6 +475,12 @@ export interface components {
              * @description Every job kind this server knows, served by the cluster or not.
              */
             kinds?: components["schemas"]["JobKindInfo"][];
+            /**
+             * Max Run Seconds Limit
+             * @description The longest time limit a job may have, set or extended (None: no ceiling).
+             * @default null
+             */
+            max_run_seconds_limit: number | null;
             /** Permissions */
             permissions?: components["schemas"]["Permission"][];
             /**
@@ -502,11 +525,6 @@ export interface components {
         /** Connection */
         Connection: {
             /**
-             * @description Set while the API server is slow, throttling or failing, or the watches reconnect.
-             * @default null
-             */
-            degraded: components["schemas"]["Degraded"] | null;
-            /**
              * @description The kind of identity in use (never the credential itself).
              * @default none
              */
@@ -540,26 +558,6 @@ export interface components {
          * @enum {string}
          */
         ConnectionState: "not_configured" | "connected" | "error";
-        /**
-         * Degraded
-         * @description The API server answers, but not well (slow, throttling, errors) or the watches are reconnecting: shown as is
-         *     until it recovers; the push stream announces the topic "info" when this appears, changes or clears.
-         */
-        Degraded: {
-            /**
-             * Message
-             * @description A readable sentence, shown to the user as is.
-             */
-            message: string;
-            reason: components["schemas"]["DegradedReason"];
-            /** @default warn */
-            tone: components["schemas"]["Tone"];
-        };
-        /**
-         * DegradedReason
-         * @enum {string}
-         */
-        DegradedReason: "slow" | "throttled" | "failing" | "reconnecting";
         /**
          * ErrorResponse
          * @description Body of every 4xx/5xx answer.
@@ -864,7 +862,7 @@ export interface components {
          * JobAction
          * @enum {string}
          */
-        JobAction: "suspend" | "resume" | "delete";
+        JobAction: "suspend" | "resume" | "extend" | "delete";
         /** JobDetail */
         JobDetail: {
             /**
@@ -921,6 +919,12 @@ export interface components {
              */
             sentence: string;
             /**
+             * Stopped At Limit
+             * @description Kueue stopped it at its time limit (nothing deleted); extending the limit queues it again.
+             * @default false
+             */
+            stopped_at_limit: boolean;
+            /**
              * Time Limit
              * @description Admitted with a maximum run time: when Kueue stops it.
              * @default null
@@ -949,6 +953,12 @@ export interface components {
              * @default false
              */
             dashboard: boolean;
+            /**
+             * Default Max Run Seconds
+             * @description The time limit a request of this kind gets when it sets none (None: no limit).
+             * @default null
+             */
+            default_max_run_seconds: number | null;
             kind: components["schemas"]["JobKind"];
             /**
              * Kubernetes Kind
@@ -1785,6 +1795,25 @@ export interface components {
              * @default null
              */
             value: string | null;
+        };
+        /**
+         * TimeLimitRequest
+         * @description A new time limit for a job, within the admin's ceiling (/info: capabilities.max_run_seconds_limit). Exactly
+         *     one of the two. While the job runs the limit can only grow.
+         */
+        TimeLimitRequest: {
+            /**
+             * Extend Seconds
+             * @description Seconds more than its limit now; for a job Kueue stopped at its limit, what its next run may use.
+             * @default null
+             */
+            extend_seconds: number | null;
+            /**
+             * Max Run Seconds
+             * @description The new limit in all, in seconds.
+             * @default null
+             */
+            max_run_seconds: number | null;
         };
         /** TokenRequest */
         TokenRequest: {
@@ -2729,6 +2758,96 @@ export interface operations {
             };
             /** @description error */
             502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    post_JobLimitHandler: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                kind: components["schemas"]["JobKind"];
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TimeLimitRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobView"];
+                };
+            };
+            /** @description error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -222,7 +222,17 @@ function JobRow(props: {
               {a === 'suspend' ? 'Suspend' : 'Resume'}
             </button>
           ))}
-
+        {!props.readOnly && job.display.actions.includes('extend') && (
+          <button
+            type="button"
+            className="jp-mod-styled jp-accel-button"
+            disabled={busy}
+            aria-label={`Extend the time limit of ${job.name}`}
+            onClick={() => run(() => actions.extend(job))}
+          >
+            Extend
+          </button>
+        )}
         {!props.readOnly && (
           <button
             type="button"

@@ -5,6 +5,8 @@ import type { FitResponse, JobRequest, JobView, SubmitResponse } from '../api';
 export interface IClusterActions {
   openJob(job: JobView): void;
   suspend(job: JobView, suspend: boolean): Promise<void>;
+  /** Ask how much longer it may run, then extend its time limit. */
+  extend(job: JobView): Promise<void>;
   remove(job: JobView): Promise<void>;
   fit(request: JobRequest, signal: AbortSignal): Promise<FitResponse>;
   submit(request: JobRequest): Promise<SubmitResponse>;
