@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Debian packages the tests need: chromium (galata UI tests), socat, iproute2 and util-linux (devcluster), and for
 # devcluster's real node: gcc, libc6-dev, pkg-config and libseccomp-dev (runc is cgo; the static pause binary),
-# mmdebstrap (the node's runtime image is a Debian rootfs).
+# mmdebstrap (the node's runtime image is a Debian rootfs), mitmproxy (the fault-injecting proxy of
+# tests/reliability/test_apiserver_faults.py; Debian's runs in the system Python, apart from .venv).
 # Idempotent: apt is only touched when something is missing, so repeated runs cost nothing.
 set -euo pipefail
 
-PACKAGES=(chromium socat iproute2 util-linux gcc libc6-dev pkg-config libseccomp-dev mmdebstrap)
+PACKAGES=(chromium socat iproute2 util-linux gcc libc6-dev pkg-config libseccomp-dev mmdebstrap mitmproxy)
 
 missing=()
 for pkg in "${PACKAGES[@]}"; do

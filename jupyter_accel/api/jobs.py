@@ -241,6 +241,8 @@ class JobLogsHandler(JobsBase):
             pass
         finally:
             stream.close()
+        if stream.broken:  # the API server went away: no closing chunk, so the client sees a break, not the log's end
+            self.request.connection.close()
         with contextlib.suppress(Exception):
             self.finish()
 

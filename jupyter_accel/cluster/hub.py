@@ -1,7 +1,9 @@
 """The set of caches for one identity and namespace: discovery, permissions, informers, visibility polling.
 
 Everything here runs in background threads; callers read snapshots. Changes are reported through `on_change`
-with the cache key that changed (called from worker threads: the server hops onto its event loop itself).
+with the cache key that changed (called from worker threads: the server hops onto its event loop itself). How well
+the API server answers (health.py) and which watches reconnect are published as `degraded()`, and "info" is pushed
+when that changes.
 """
 
 from __future__ import annotations
@@ -16,9 +18,10 @@ from kubernetes.client import ApiClient
 from kubernetes.client.exceptions import ApiException
 
 from ..domain.kinds import KINDS
-from ..models import Permission
-from . import rest
+from ..models import Degraded, Permission
+from . import rest, retry
 from .discovery import Discovery, discover
+from .health import degraded, health_of
 from .informer import CacheState, Informer, Resource
 from .permissions import review_all
 from .trim import trim_event, trim_node, trim_pod
@@ -58,6 +61,7 @@ class Hub:
     VISIBILITY_PERIOD = 3.0
     MAINTENANCE_PERIOD = 60.0
     IDLE_MAINTENANCE_PERIOD = 600.0  # nobody reads: a workbench left open costs the API server next to nothing
+    HEALTH_PERIOD = 1.0  # how often the degraded state is looked at, to push "info" when it changes
 
     def __init__(
         self,
@@ -108,6 +112,11 @@ class Hub:
     def version(self, group: str) -> str | None:
         return self.discovery.version(group)
 
+    def degraded(self) -> Degraded | None:
+        """The API server slow, throttling or failing, or watches reconnecting: the sentence /info shows."""
+        reconnecting = sorted(k for k, inf in list(self.informers.items()) if inf.state == CacheState.reconnecting)
+        return degraded(health_of(self.api).trouble(), reconnecting)
+
     def revision(self, keys: tuple[str, ...]) -> tuple[object, ...]:
         """A value that changes whenever any of these caches changes (objects, state, or the informer itself):
         answers computed from them are memoized by it. "pending" is the visibility poll, "info" the discovery."""
@@ -143,7 +152,7 @@ class Hub:
             inf.stop()
 
     def _bootstrap(self) -> None:
-        backoff = 0.5
+        failures = 0
         while not self._stop.is_set():
             try:
                 discovery = discover(self.api, self.request_timeout)
@@ -155,8 +164,8 @@ class Hub:
             except Exception as exc:
                 self.discovery_error = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
                 self.on_change("info")
-                self._stop.wait(backoff)
-                backoff = min(backoff * 2, 30.0)
+                self._stop.wait(retry.pause(exc, failures, retry.RECONNECT))
+                failures += 1
         if self._stop.is_set():
             return
         for res in self._wanted():
@@ -193,7 +202,12 @@ class Hub:
         """Pick up CRDs installed later and changed permissions without a server restart: every minute while
         someone reads, every ten while nobody does (hundreds of idle workbenches must not poll the API server)."""
         last = time.monotonic()
-        while not self._stop.wait(5.0):
+        shown = self.degraded()
+        while not self._stop.wait(self.HEALTH_PERIOD):
+            now_shown = self.degraded()
+            if now_shown != shown:
+                shown = now_shown
+                self.on_change("info")
             period = self.MAINTENANCE_PERIOD if self.active() else self.IDLE_MAINTENANCE_PERIOD
             if time.monotonic() - last < period:
                 continue
@@ -237,9 +251,9 @@ class Hub:
                         continue
                     path = rest.resource_path(group, version, "localqueues", self.namespace, name, "pendingworkloads")
                     try:
-                        result[name] = (
-                            rest.request(self.api, "GET", path, timeout=self.request_timeout).get("items") or []
-                        )
+                        # attempts=1: the next poll is the retry
+                        answer = rest.request(self.api, "GET", path, timeout=self.request_timeout, attempts=1)
+                        result[name] = answer.get("items") or []
                     except ApiException as exc:
                         state = CacheState.forbidden if exc.status == 403 else CacheState.reconnecting
                     except Exception:

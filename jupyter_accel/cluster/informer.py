@@ -1,7 +1,8 @@
 """List+watch caches: one background thread per resource kind keeps a trimmed copy of every object.
 
 Read handlers answer from these caches only. A watch that ends is resumed from its resourceVersion; 410 Gone
-relists; a vanished API server is retried with capped exponential backoff; 403 and 404 are states to show
+relists; a vanished or failing API server is retried with retry.RECONNECT's capped exponential backoff and jitter
+(a longer Retry-After wins); 403 and 404 are states to show
 ("not visible to your account", "not served by this cluster"), retried slowly so granted rights show up.
 """
 
@@ -19,7 +20,7 @@ from typing import Any
 from kubernetes.client import ApiClient
 from kubernetes.client.exceptions import ApiException
 
-from . import rest
+from . import rest, retry
 from .trim import trim_generic
 
 log = logging.getLogger(__name__)
@@ -53,8 +54,11 @@ class Resource:
 class Informer:
     """Caches one Resource (in one namespace, or cluster-wide); thread-safe snapshot reads."""
 
-    BACKOFF_MIN, BACKOFF_MAX = 0.5, 30.0
     SLOW_RETRY = 60.0  # forbidden / absent: look again this often
+    # A cache that listed before and now meets 403 / 404 retries like a broken watch this many times before it is
+    # "not visible" / "not served": an API server that was just restarted answers both while its RBAC rules and
+    # CRDs load, and would otherwise blank the caches for SLOW_RETRY.
+    TRANSIENT_REFUSALS = 6
     WATCH_TIMEOUT = 300  # seconds; the server ends a watch after this and we resume
 
     def __init__(
@@ -79,6 +83,9 @@ class Informer:
         self.message: str | None = None
         self.resource_version: str | None = None
         self.relists = 0
+        self._failures = 0  # in a row, since the last list or watch that opened: the pause grows with them
+        self._refusals = 0  # 403 / 404 in a row, since then
+        self._listed = False  # listed at least once: a later 403 / 404 may be an API server starting up
         self.revision = 0  # counts changes of the objects: views computed from them are memoized by it
         self._thread = threading.Thread(target=self._run, name=f"informer-{resource.key}", daemon=True)
 
@@ -124,18 +131,19 @@ class Informer:
             self.on_change(self.resource.key)
 
     def _run(self) -> None:
-        backoff = self.BACKOFF_MIN
         while not self._stop.is_set():
             try:
                 if self.resource_version is None:
                     self._list()
                 self._watch()
-                backoff = self.BACKOFF_MIN
             except _Gone:
                 self.resource_version = None
                 self.relists += 1
             except ApiException as exc:
-                if exc.status == 403:
+                if exc.status in (403, 404) and self._listed and self._refusals < self.TRANSIENT_REFUSALS:
+                    self._refusals += 1
+                    self._retry_later(rest.error_message(exc), exc)
+                elif exc.status == 403:
                     self._replace({})
                     self._set_state(CacheState.forbidden, "not visible to your account")
                     self.resource_version = None
@@ -149,18 +157,19 @@ class Informer:
                     self.resource_version = None
                     self.relists += 1
                 else:
-                    backoff = self._retry_later(rest.error_message(exc), backoff)
+                    self._retry_later(rest.error_message(exc), exc)
             except Exception as exc:
                 if self._stop.is_set():
                     break
-                backoff = self._retry_later(str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__, backoff)
+                self._retry_later(str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__, exc)
 
-    def _retry_later(self, message: str, backoff: float) -> float:
-        log.debug("informer %s: %s; retrying in %.1fs", self.resource.key, message, backoff)
+    def _retry_later(self, message: str, exc: BaseException) -> None:
+        wait = retry.pause(exc, self._failures, retry.RECONNECT)
+        self._failures += 1
+        log.debug("informer %s: %s; retrying in %.1fs", self.resource.key, message, wait)
         self._set_state(CacheState.reconnecting, f"reconnecting: {message}")
-        self._stop.wait(backoff * random.uniform(0.8, 1.2))
         # the next watch resumes from resource_version; the server answers 410 if that is too old
-        return min(backoff * 2, self.BACKOFF_MAX)
+        self._stop.wait(wait)
 
     def _list(self) -> None:
         objects: dict[Key, dict[str, Any]] = {}
@@ -172,6 +181,7 @@ class Informer:
                 self._path(),
                 query={"limit": 500, "continue": cont, "fieldSelector": self.resource.field_selector},
                 timeout=self.request_timeout,
+                attempts=1,  # this loop is the retry
             )
             for obj in page.get("items") or []:
                 objects[_key(obj)] = self.resource.trim(obj)
@@ -179,6 +189,7 @@ class Informer:
             if not cont:
                 break
         self.resource_version = (page.get("metadata") or {}).get("resourceVersion")
+        self._listed, self._failures, self._refusals = True, 0, 0
         self._replace(objects)
         self._set_state(CacheState.synced)
         self.on_change(self.resource.key)
@@ -192,8 +203,9 @@ class Informer:
             "timeoutSeconds": self.WATCH_TIMEOUT + random.randint(0, 60),
         }
         self._resp = rest.stream(
-            self.api, self._path(), query=query, timeout=(self.request_timeout, self.WATCH_TIMEOUT + 90)
+            self.api, self._path(), query=query, timeout=(self.request_timeout, self.WATCH_TIMEOUT + 90), attempts=1
         )
+        self._failures = self._refusals = 0
         try:
             if self.state != CacheState.synced:
                 self._set_state(CacheState.synced)

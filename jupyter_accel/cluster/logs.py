@@ -1,4 +1,7 @@
-"""Pod log streams: chunks are handed on as they arrive, so following a log costs bounded memory."""
+"""Pod log streams: chunks are handed on as they arrive, so following a log costs bounded memory.
+
+Opening one is retried like any read (retry.py). A followed stream that breaks (the API server went away) ends with
+`broken` set, so the HTTP layer can show the break rather than a normal end; the client resumes by asking again."""
 
 from __future__ import annotations
 
@@ -38,15 +41,21 @@ class LogStream:
         except ApiException as exc:
             raise WriteError.of(exc) from None
         self._closed = False
+        self.broken: str | None = None  # why the stream ended before the log did
 
     def chunks(self) -> Iterator[bytes]:
         try:
             while not self._closed:
-                data = (
-                    self._resp.response.read1(CHUNK)
-                    if hasattr(self._resp.response, "read1")
-                    else self._resp.response.read(CHUNK)
-                )
+                try:
+                    data = (
+                        self._resp.response.read1(CHUNK)
+                        if hasattr(self._resp.response, "read1")
+                        else self._resp.response.read(CHUNK)
+                    )
+                except Exception as exc:
+                    if not self._closed:  # not our own close()
+                        self.broken = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
+                    return
                 if not data:
                     return
                 yield data

@@ -46,7 +46,12 @@ def _review(api: ApiClient, namespace: str, check: tuple[str, str, str, bool], t
     }
     try:
         out = rest.request(
-            api, "POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", body=body, timeout=timeout
+            api,
+            "POST",
+            "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
+            body=body,
+            timeout=timeout,
+            safe=True,  # a review changes nothing
         )
         status = out.get("status") or {}
         return Permission(

@@ -1,6 +1,8 @@
 """Raw JSON access to any API path through the official client's ApiClient (auth, TLS, proxies handled there).
 
-Reads keep the objects as plain dicts in their wire (camelCase) form, which is what domain/ works on.
+Every call goes through retry.call: bounded retries with backoff and jitter, Retry-After respected, each answer
+recorded in the client's Health. Reads keep the objects as plain dicts in their wire (camelCase) form, which is
+what domain/ works on.
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ from typing import Any
 from kubernetes.client import ApiClient
 from kubernetes.client.exceptions import ApiException
 from kubernetes.watch.watch import iter_resp_lines
+
+from . import retry
 
 
 def resource_path(
@@ -63,13 +67,20 @@ def request(
     body: Any = None,
     content_type: str | None = None,
     timeout: float | tuple[float, float] = 10.0,
+    safe: bool | None = None,
+    attempts: int = retry.ATTEMPTS,
 ) -> dict[str, Any]:
-    """One JSON call; raises ApiException with status and body on non-2xx."""
-    resp = api.call_api(*_serialize(api, method, path, query, body, content_type), _request_timeout=timeout)
-    data = resp.read()
-    if not 200 <= resp.status <= 299:
-        raise ApiException(status=resp.status, reason=resp.reason, http_resp=resp)
-    return json.loads(data) if data else {}
+    """One JSON call; raises ApiException with status and body on non-2xx. `safe`: the call may be repeated after
+    an answer that came too late or failed (default: for GET); see retry.py."""
+
+    def once() -> dict[str, Any]:
+        resp = api.call_api(*_serialize(api, method, path, query, body, content_type), _request_timeout=timeout)
+        data = resp.read()
+        if not 200 <= resp.status <= 299:
+            raise ApiException(status=resp.status, reason=resp.reason, http_resp=resp)
+        return json.loads(data) if data else {}
+
+    return retry.call(api, once, safe=method == "GET" if safe is None else safe, attempts=attempts)
 
 
 def stream(
@@ -79,13 +90,19 @@ def stream(
     query: dict[str, Any] | None = None,
     accept: str = "application/json",
     timeout: float | tuple[float, float] | None = None,
+    attempts: int = retry.ATTEMPTS,
 ):
-    """An unread HTTP response for streaming (watch, follow logs); the caller must release it."""
-    resp = api.call_api(*_serialize(api, "GET", path, query, accept=accept), _request_timeout=timeout)
-    if not 200 <= resp.status <= 299:
-        resp.read()
-        raise ApiException(status=resp.status, reason=resp.reason, http_resp=resp)
-    return resp
+    """An unread HTTP response for streaming (watch, follow logs); the caller must release it. Opening it is
+    retried like a read; a stream that breaks later is the caller's to resume."""
+
+    def once():
+        resp = api.call_api(*_serialize(api, "GET", path, query, accept=accept), _request_timeout=timeout)
+        if not 200 <= resp.status <= 299:
+            resp.read()
+            raise ApiException(status=resp.status, reason=resp.reason, http_resp=resp)
+        return resp
+
+    return retry.call(api, once, safe=True, attempts=attempts)
 
 
 def watch_events(resp) -> Iterator[dict[str, Any]]:

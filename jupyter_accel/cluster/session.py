@@ -71,6 +71,9 @@ def _with_environment(conf: k8s.Configuration) -> k8s.Configuration:
     """What workbench images set in the environment: a proxy for HTTPS (HTTPS_PROXY, NO_PROXY; newer
     kubernetes clients read these themselves, older ones do not), and extra trusted CAs (REQUESTS_CA_BUNDLE,
     SSL_CERT_FILE), which the client would otherwise ignore in favour of the one cluster CA file."""
+    # one retry policy (retry.py, with backoff): urllib3's own immediate retries would multiply it, and would
+    # repeat a slow read three times before it counts as slow
+    conf.retries = False
     proxies = urllib.request.getproxies()
     if getattr(conf, "proxy", None) is None:
         scheme = "https" if str(conf.host).startswith("https:") else "http"

@@ -1,4 +1,9 @@
-"""Create, patch and delete objects: the only write path to Kubernetes, run off the event loop by callers."""
+"""Create, patch and delete objects: the only write path to Kubernetes, run off the event loop by callers.
+
+Which writes may be repeated after an answer that failed or came too late (retry.py): merge patches (the same patch
+twice gives the same object), deletes (a repeat's 404 counts as done), dry runs, and creates that carry a client
+request id (the jobs service resolves a repeat's AlreadyExists to the job of that id). Any write is repeated after a
+429 or a connection that could not be opened: the API server did nothing then."""
 
 from __future__ import annotations
 
@@ -9,6 +14,7 @@ from kubernetes.client import ApiClient
 from kubernetes.client.exceptions import ApiException
 
 from ..domain.kinds import KINDS
+from ..domain.labels import REQUEST_ID
 from . import rest
 
 # kind -> plural, for the kinds jupyter-accel writes
@@ -57,6 +63,7 @@ def create(
 ) -> dict[str, Any]:
     ref = Ref.of(obj, namespace)
     body = {**obj, "metadata": {**(obj.get("metadata") or {}), "namespace": namespace}}
+    identified = REQUEST_ID in (body["metadata"].get("annotations") or {})
     try:
         return rest.request(
             api,
@@ -65,6 +72,7 @@ def create(
             body=body,
             query={"dryRun": "All" if dry_run else None, "fieldValidation": "Strict"},
             timeout=timeout,
+            safe=dry_run or identified,
         )
     except ApiException as exc:
         raise WriteError.of(exc) from None
@@ -81,6 +89,7 @@ def merge_patch(
             body=patch,
             content_type="application/merge-patch+json",
             timeout=timeout,
+            safe=True,
         )
     except ApiException as exc:
         raise WriteError.of(exc) from None
@@ -89,7 +98,7 @@ def merge_patch(
 def delete(api: ApiClient, ref: Ref, *, propagation: str = "Background", timeout: float = 10.0) -> None:
     """Delete with dependents (pods, services, the Workload) collected by the garbage collector."""
     try:
-        rest.request(api, "DELETE", ref.path(), body={"propagationPolicy": propagation}, timeout=timeout)
+        rest.request(api, "DELETE", ref.path(), body={"propagationPolicy": propagation}, timeout=timeout, safe=True)
     except ApiException as exc:
         if exc.status != 404:
             raise WriteError.of(exc) from None

@@ -37,6 +37,8 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "Capabilities",
         "Connection",
         "ConnectionState",
+        "Degraded",
+        "DegradedReason",
         "IdentityMode",
         "InfoResponse",
         "JobKindInfo",

@@ -7,7 +7,7 @@ from enum import StrEnum
 from pydantic import Field
 
 from . import API_VERSION
-from .base import Wire
+from .base import Tone, Wire
 from .jobs import JobKind
 
 
@@ -28,6 +28,22 @@ class IdentityMode(StrEnum):
     forwarded = "forwarded"
 
 
+class DegradedReason(StrEnum):
+    slow = "slow"
+    throttled = "throttled"
+    failing = "failing"
+    reconnecting = "reconnecting"
+
+
+class Degraded(Wire):
+    """The API server answers, but not well (slow, throttling, errors) or the watches are reconnecting: shown as is
+    until it recovers; the push stream announces the topic "info" when this appears, changes or clears."""
+
+    reason: DegradedReason
+    message: str = Field(description="A readable sentence, shown to the user as is.")
+    tone: Tone = Tone.warn
+
+
 class Connection(Wire):
     state: ConnectionState
     message: str = Field(description="A readable sentence about the connection, shown to the user as is.")
@@ -37,6 +53,9 @@ class Connection(Wire):
     namespace: str | None = Field(None, description="The namespace this server works in.")
     user: str | None = Field(None, description="The user name the API server knows this identity by.")
     kubernetes_version: str | None = None
+    degraded: Degraded | None = Field(
+        None, description="Set while the API server is slow, throttling or failing, or the watches reconnect."
+    )
 
 
 class ApiAvailability(Wire):

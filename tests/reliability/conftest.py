@@ -16,7 +16,8 @@ from devcluster.rest import ApiError
 
 def pytest_collection_modifyitems(config, items) -> None:
     """The fault tests stop and restart parts of the session's cluster: they run last, after everything else."""
-    faults = [i for i in items if i.nodeid.startswith("tests/reliability/test_faults.py")]
+    restarts = ("tests/reliability/test_faults.py", "tests/reliability/test_apiserver_restart.py")
+    faults = [i for i in items if i.nodeid.startswith(restarts)]
     if faults:
         items[:] = [i for i in items if i not in faults] + faults
 

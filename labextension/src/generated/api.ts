@@ -525,6 +525,11 @@ export interface components {
         /** Connection */
         Connection: {
             /**
+             * @description Set while the API server is slow, throttling or failing, or the watches reconnect.
+             * @default null
+             */
+            degraded: components["schemas"]["Degraded"] | null;
+            /**
              * @description The kind of identity in use (never the credential itself).
              * @default none
              */
@@ -558,6 +563,26 @@ export interface components {
          * @enum {string}
          */
         ConnectionState: "not_configured" | "connected" | "error";
+        /**
+         * Degraded
+         * @description The API server answers, but not well (slow, throttling, errors) or the watches are reconnecting: shown as is
+         *     until it recovers; the push stream announces the topic "info" when this appears, changes or clears.
+         */
+        Degraded: {
+            /**
+             * Message
+             * @description A readable sentence, shown to the user as is.
+             */
+            message: string;
+            reason: components["schemas"]["DegradedReason"];
+            /** @default warn */
+            tone: components["schemas"]["Tone"];
+        };
+        /**
+         * DegradedReason
+         * @enum {string}
+         */
+        DegradedReason: "slow" | "throttled" | "failing" | "reconnecting";
         /**
          * ErrorResponse
          * @description Body of every 4xx/5xx answer.
