@@ -209,8 +209,6 @@ class AccelApp(ExtensionApp):
         hub = self.hub
         if hub is not None:  # the API server slow, throttling, failing, or the watches reconnecting (cluster/health)
             conn = conn.model_copy(update={"degraded": hub.degraded()})
-        if hub is not None:  # the API server slow, throttling, failing, or the watches reconnecting (cluster/health)
-            conn = conn.model_copy(update={"degraded": hub.degraded()})
         if hub is not None and conn.state == models.ConnectionState.connected:
             d = hub.discovery
             served = {s.kind: d.version(s.group) for s in KINDS if d.serves(s.group, s.plural)}
