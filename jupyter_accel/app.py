@@ -199,8 +199,11 @@ class AccelApp(ExtensionApp):
                 await asyncio.get_running_loop().run_in_executor(None, self.session.probe)
                 self._probed_at = time.monotonic()
         from .domain.kinds import KINDS, kind_info
+        from .domain.presentation import connection_look
 
         conn = self.session.connection
+        label, tone = connection_look(conn.state)
+        conn = conn.model_copy(update={"label": label, "tone": tone})
         limits = self.job_settings()
         caps = models.Capabilities(
             read_only=self.accel_config.read_only, max_run_seconds_limit=limits.max_run_seconds_limit or None
@@ -213,13 +216,7 @@ class AccelApp(ExtensionApp):
             d = hub.discovery
             served = {s.kind: d.version(s.group) for s in KINDS if d.serves(s.group, s.plural)}
             caps.apis = models.ApiAvailability(
-                kueue=d.version("kueue.x-k8s.io"),
-                kueue_visibility=d.version("visibility.kueue.x-k8s.io"),
-                ray=served.get(models.JobKind.ray_cluster),
-                pytorchjob=served.get(models.JobKind.pytorch),
-                trainjob=served.get(models.JobKind.trainjob),
-                hardware_profiles=d.version("infrastructure.opendatahub.io"),
-                accelerator_profiles=d.version("dashboard.opendatahub.io"),
+                **{name: d.version(group) for name, group in models.ApiAvailability.groups().items()}
             )
             caps.permissions = list(hub.permissions)
         caps.kinds = [

@@ -184,7 +184,7 @@ class JobLogsHandler(JobsBase):
         "get": Endpoint(
             "Logs of one pod of the job (default: the head / master), streamed; follow keeps the stream open",
             streaming="text/plain",
-            errors=(400, 404, 429, 503),
+            errors=(400, 403, 404, 429, 502, 503),
             query={
                 "pod": "pod name (default: first pod)",
                 "container": "container name",

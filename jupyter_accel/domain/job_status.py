@@ -24,7 +24,7 @@ from .objects import condition as _cond
 from .objects import field as _get
 from .objects import is_true as _is_true
 from .objects import sentence as _sentence
-from .presentation import FINISHED, job_display
+from .presentation import FINISHED, job_display, pod_tone
 from .resources import pod_requests
 from .time_limit import current_limit, stopped_at_limit, stopped_sentence
 from .workloads import describe
@@ -148,6 +148,7 @@ def pod_summary(pod: Mapping[str, Any], spec: KindSpec | None = None) -> PodSumm
         ready=pod_ready(pod),
         reason=pod_reason(pod),
         restarts=sum(int(c.get("restartCount", 0)) for c in statuses),
+        tone=pod_tone(_get(pod, "status", "phase")),
     )
 
 

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from ..models.base import Tone
 from ..models.fit import FitVerdict
+from ..models.info import ConnectionState
 from ..models.jobs import JobAction, JobDisplay, JobStatus
+from ..models.workloads import WorkloadState
 
 # status -> (label, tone, the sentence when no reason is known)
 STATUS_LOOK: dict[JobStatus, tuple[str, Tone, str]] = {
@@ -99,3 +101,35 @@ def verdict_look(verdict: FitVerdict, *, placement_known: bool = True) -> tuple[
     if verdict is FitVerdict.fits_now and not placement_known:
         return QUOTA_ONLY_LOOK
     return VERDICT_LOOK[verdict]
+
+
+# The other states the front-ends show, worded and toned to agree with the job statuses above (a Workload that
+# is admitted reads like a job that is admitted).
+WORKLOAD_LOOK: dict[WorkloadState, tuple[str, Tone]] = {
+    WorkloadState.pending: ("Pending", Tone.warn),
+    WorkloadState.quota_reserved: ("Quota reserved", Tone.info),
+    WorkloadState.admitted: ("Admitted", Tone.info),
+    WorkloadState.running: ("Running", Tone.info),
+    WorkloadState.evicted: ("Evicted", Tone.warn),
+    WorkloadState.inactive: ("Stopped", Tone.neutral),
+    WorkloadState.succeeded: ("Succeeded", Tone.ok),
+    WorkloadState.failed: ("Failed", Tone.error),
+}
+POD_PHASE_TONE: dict[str, Tone] = {"Running": Tone.info, "Succeeded": Tone.ok, "Failed": Tone.error}
+CONNECTION_LOOK: dict[ConnectionState, tuple[str, Tone]] = {
+    ConnectionState.not_configured: ("Not connected (Kubernetes: not configured)", Tone.warn),
+    ConnectionState.connected: ("Connected", Tone.ok),
+    ConnectionState.error: ("Connection error", Tone.error),
+}
+
+
+def workload_look(state: WorkloadState) -> tuple[str, Tone]:
+    return WORKLOAD_LOOK[state]
+
+
+def pod_tone(phase: str | None) -> Tone:
+    return POD_PHASE_TONE.get(phase or "", Tone.neutral)
+
+
+def connection_look(state: ConnectionState) -> tuple[str, Tone]:
+    return CONNECTION_LOOK[state]

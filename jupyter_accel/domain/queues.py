@@ -16,7 +16,7 @@ from ..models.base import Visibility
 from ..models.inventory import Taint, Toleration
 from ..models.queues import FlavorQuota, QueuesResponse, QueueView, ResourceQuota
 from .objects import condition
-from .resources import parse_quantity
+from .resources import format_quantity, parse_quantity
 
 NOT_VISIBLE = "not visible to your account"
 DEFAULT_QUEUE_NAME = "default"
@@ -183,6 +183,28 @@ def headroom(
     return Headroom(cell.nominal, reserved, free, available - free, available, max_capacity, True)
 
 
+def quota_summary(q: ResourceQuota) -> str:
+    """One resource of a queue in a sentence: admitted use, reservations beyond it (waiting on admission checks),
+    nominal quota and what the cohort may lend, e.g. 'nvidia.com/gpu: 2 used, 1 reserved of 8 nominal, 4
+    borrowable'. Unknown figures count as none."""
+    used = q.usage or 0.0
+    reserved = max(used, q.reserved if q.reserved is not None else used)
+    borrowable = q.borrowable or 0.0
+    parts = [f"{format_quantity(q.resource, used)} used"]
+    if reserved > used:
+        parts.append(f"{format_quantity(q.resource, reserved - used)} reserved")
+    text = f"{q.resource}: {', '.join(parts)} of {format_quantity(q.resource, q.nominal or 0.0)} nominal"
+    if borrowable > 0:
+        text += f", {format_quantity(q.resource, borrowable)} borrowable"
+    return text
+
+
+def _quota(**figures: Any) -> ResourceQuota:
+    q = ResourceQuota(**figures)
+    q.summary = quota_summary(q)
+    return q
+
+
 def _num(v: Decimal | None) -> float | None:
     return None if v is None else float(v)
 
@@ -233,7 +255,7 @@ def cluster_queue_flavors(
                 used, resv = usage.get((f, res)), reservation.get((f, res))
                 borrowed = (resv or used or (Decimal(0), None))[1]
                 fq.resources.append(
-                    ResourceQuota(
+                    _quota(
                         resource=res,
                         nominal=float(cell.nominal),
                         borrowing_limit=_num(cell.borrowing_limit),
@@ -262,7 +284,7 @@ def local_queue_flavors(
     for f, res in list(reservation) + [k for k in usage if k not in reservation]:
         fq = flavors.setdefault(f, _flavor_meta((resource_flavors or {}).get(f), f))
         fq.resources.append(
-            ResourceQuota(
+            _quota(
                 resource=res,
                 usage=float(usage[(f, res)][0]) if (f, res) in usage else None,
                 reserved=float(reservation[(f, res)][0]) if (f, res) in reservation else None,

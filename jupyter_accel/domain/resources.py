@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from ..models.quantities import format_quantity  # how a quantity reads: one rule, shared with the wire's texts
+
 _SUFFIX = {
     "Ki": 2**10,
     "Mi": 2**20,
@@ -115,26 +117,9 @@ def _add(a: dict[str, Decimal], b: dict[str, Decimal]) -> dict[str, Decimal]:
     return out
 
 
-_BINARY = (("Ei", 2**60), ("Pi", 2**50), ("Ti", 2**40), ("Gi", 2**30), ("Mi", 2**20), ("Ki", 2**10))
-
-
-def format_quantity(resource: str, value: Decimal | float | int) -> str:
-    """A short human form: memory-like amounts with binary suffixes (64Gi), cpu in cores or millicores, else a
-    plain number (4)."""
-    v = Decimal(str(value))
-    if resource in ("memory", "ephemeral-storage") or resource.startswith("hugepages-"):
-        for suffix, mult in _BINARY:
-            if abs(v) >= mult and (v / mult) == (v / mult).to_integral_value():
-                return f"{v / mult:f}".rstrip("0").rstrip(".") + suffix
-        for suffix, mult in _BINARY:
-            if abs(v) >= mult:
-                return f"{(v / mult).quantize(Decimal('0.1')):f}".rstrip("0").rstrip(".") + suffix
-    if v != v.to_integral_value() and resource == "cpu":
-        return f"{(v * 1000).to_integral_value():f}m"
-    text = f"{v.normalize():f}" if v != v.to_integral_value() else f"{v.to_integral_value():f}"
-    return text
-
-
 def to_number(value: Decimal) -> float | int:
     """A Decimal for the wire: an int when whole (device counts), else a float."""
     return int(value) if value == value.to_integral_value() else float(value)
+
+
+__all__ = ["PodDemand", "format_quantity", "parse_quantity", "pod_requests", "sum_requests", "to_number"]

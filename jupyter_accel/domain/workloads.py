@@ -24,7 +24,7 @@ from ..models.workloads import (
 from .eta import clock, parse_time
 from .labels import JOB_UID
 from .objects import condition, has_true
-from .presentation import place_in_line
+from .presentation import place_in_line, workload_look
 from .queues import NOT_VISIBLE, headroom
 from .resources import format_quantity, parse_quantity, pod_requests, to_number
 from .time_limit import LIMIT_REASON, stopped_at_limit, stopped_sentence
@@ -287,6 +287,7 @@ def workload_view(
         for a in admission.get("podSetAssignments") or []
     ]
     requeue = status.get("requeueState") or {}
+    never = reason == "ExceedsMaxQuota"  # no place in line for what can never be admitted as sized
     return WorkloadView(
         name=meta.get("name", ""),
         namespace=meta.get("namespace", ""),
@@ -303,10 +304,13 @@ def workload_view(
         priority=spec.get("priority"),
         active=spec.get("active", True) is not False,
         state=state,
+        label=workload_look(state)[0],
+        tone=workload_look(state)[1],
         reason=reason,
         message=message,
         position_in_local_queue=position[0] if position else None,
         position_in_cluster_queue=position[1] if position else None,
+        place=place_in_line(position[0]) if position and state is WorkloadState.pending and not never else None,
         pod_sets=[
             PodSetRequest(name=n, count=c, requests={k: to_number(v) for k, v in r.items()})
             for n, c, r in pod_set_requests(wl)

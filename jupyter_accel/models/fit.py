@@ -3,10 +3,25 @@
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Self
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from .base import Tone, Visibility, Wire
+from .inventory import TEXT
+from .quantities import quantity_texts, requests_texts
+
+_HEADROOM_FIGURES = (
+    "needed",
+    "needed_in_flavor",
+    "nominal",
+    "reserved",
+    "free",
+    "borrowable",
+    "available",
+    "max_capacity",
+)
+REQUESTS_TEXT = "The requests as people read them (models/quantities.py), by resource; shown as given."
 
 
 class FitVerdict(StrEnum):
@@ -31,12 +46,20 @@ class QuotaHeadroom(Wire):
     max_capacity: float
     fits_now: bool
     ever_fits: bool
+    text: dict[str, str] = Field(default_factory=dict, description=TEXT)
+
+    @model_validator(mode="after")
+    def _texts(self) -> Self:
+        if not self.text:
+            self.text = quantity_texts(self.resource, {f: getattr(self, f) for f in _HEADROOM_FIGURES})
+        return self
 
 
 class RoleFit(Wire):
     role: str
     count: int
     requests: dict[str, float] = Field(default_factory=dict, description="Per pod, base units.")
+    requests_text: dict[str, str] = Field(default_factory=dict, description=REQUESTS_TEXT)
     flavors: dict[str, str] = Field(default_factory=dict, description="resource -> flavor Kueue would assign.")
     eligible_nodes: int | None = Field(None, description="Nodes whose labels and taints allow the pod.")
     usable_nodes: int | None = Field(None, description="Eligible nodes that are Ready and not cordoned.")
@@ -49,16 +72,30 @@ class RoleFit(Wire):
     largest_free: dict[str, float] | None = None
     problems: list[str] = Field(default_factory=list)
 
+    @model_validator(mode="after")
+    def _texts(self) -> Self:
+        if not self.requests_text:
+            self.requests_text = requests_texts(self.requests)
+        return self
+
 
 class PendingAhead(Wire):
     name: str
     owner_kind: str | None = None
     owner_name: str | None = None
     priority: int | None = None
-    position_in_local_queue: int | None = Field(None, description="0-based.")
+    position_in_local_queue: int | None = Field(None, description="0-based, as Kueue reports it.")
+    place: str | None = Field(None, description="The position in people's words, e.g. '1st in line'; shown as given.")
     requests: dict[str, float] = Field(
         default_factory=dict, description="Whole workload, base units; empty when only the visibility item is known."
     )
+    requests_text: dict[str, str] = Field(default_factory=dict, description=REQUESTS_TEXT)
+
+    @model_validator(mode="after")
+    def _texts(self) -> Self:
+        if not self.requests_text:
+            self.requests_text = requests_texts(self.requests)
+        return self
 
 
 class FitResponse(Wire):

@@ -47,6 +47,8 @@ class Degraded(Wire):
 class Connection(Wire):
     state: ConnectionState
     message: str = Field(description="A readable sentence about the connection, shown to the user as is.")
+    label: str = Field("", description="The state as people read it, e.g. 'Connected'; shown as given.")
+    tone: Tone = Field(Tone.neutral, description="The state's tone; shown as given.")
     identity: IdentityMode = Field(
         IdentityMode.none, description="The kind of identity in use (never the credential itself)."
     )
@@ -58,16 +60,33 @@ class Connection(Wire):
     )
 
 
-class ApiAvailability(Wire):
-    """Which API groups / versions the cluster serves (discovery)."""
+_KINDS_NOW = "Job kinds' versions are in capabilities.kinds (served, version)."
 
-    kueue: str | None = Field(None, description="Served Kueue version (v1beta2 preferred, v1beta1 fallback).")
-    kueue_visibility: str | None = None
-    ray: str | None = None
-    pytorchjob: str | None = None
-    trainjob: str | None = None
-    hardware_profiles: str | None = None
-    accelerator_profiles: str | None = None
+
+def _group(group: str) -> dict[str, str]:
+    return {"x-api-group": group}
+
+
+class ApiAvailability(Wire):
+    """Which API groups / versions the cluster serves (discovery), each field naming its group. The job kinds'
+    APIs are in Capabilities.kinds; the three fields here that name some of them stay for scripts that read them."""
+
+    kueue: str | None = Field(
+        None,
+        description="Served Kueue version (v1beta2 preferred, v1beta1 fallback).",
+        json_schema_extra=_group("kueue.x-k8s.io"),
+    )
+    kueue_visibility: str | None = Field(None, json_schema_extra=_group("visibility.kueue.x-k8s.io"))
+    ray: str | None = Field(None, deprecated=_KINDS_NOW, json_schema_extra=_group("ray.io"))
+    pytorchjob: str | None = Field(None, deprecated=_KINDS_NOW, json_schema_extra=_group("kubeflow.org"))
+    trainjob: str | None = Field(None, deprecated=_KINDS_NOW, json_schema_extra=_group("trainer.kubeflow.org"))
+    hardware_profiles: str | None = Field(None, json_schema_extra=_group("infrastructure.opendatahub.io"))
+    accelerator_profiles: str | None = Field(None, json_schema_extra=_group("dashboard.opendatahub.io"))
+
+    @classmethod
+    def groups(cls) -> dict[str, str]:
+        """Field name -> the API group whose served version it reports."""
+        return {name: f.json_schema_extra["x-api-group"] for name, f in cls.model_fields.items()}  # type: ignore[index]
 
 
 class JobKindInfo(Wire):
@@ -90,6 +109,7 @@ class JobKindInfo(Wire):
     default_max_run_seconds: int | None = Field(
         None, description="The time limit a request of this kind gets when it sets none (None: no limit)."
     )
+    default: bool = Field(False, description="The kind a launch form or magic offers first (exactly one is).")
 
 
 class Permission(Wire):

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
-from pydantic import Field
+from typing import Self
+
+from pydantic import Field, model_validator
 
 from .base import Visibility, Wire
+from .quantities import device_memory, quantity_texts
+
+TEXT = "The figures as people read them (models/quantities.py), by field name; shown as given."
+MEMORY_TEXT = "memory_mib as people read it, e.g. '80 GiB'; shown as given."
 
 
 class Taint(Wire):
@@ -29,6 +35,14 @@ class ResourceUse(Wire):
         None, description="Sum of requests of bound, non-terminated pods; None when pods are not visible."
     )
     free: float | None = None
+    text: dict[str, str] = Field(default_factory=dict, description=TEXT)
+
+    def with_texts(self, resource: str) -> ResourceUse:
+        if not self.text:
+            self.text = quantity_texts(
+                resource, {"allocatable": self.allocatable, "allocated": self.allocated, "free": self.free}
+            )
+        return self
 
 
 class AcceleratorOnNode(Wire):
@@ -38,12 +52,18 @@ class AcceleratorOnNode(Wire):
     model: str = Field(description="Product shown to the user; falls back to the resource name.")
     product_label: str | None = Field(None, description="Raw product label value, when a node label gave one.")
     memory_mib: int | None = Field(None, description="Device memory per device (MIG: per slice).")
+    memory_text: str | None = Field(None, description=MEMORY_TEXT)
     mig_profile: str | None = Field(None, description="MIG profile such as 1g.5gb.")
     parent_model: str | None = Field(None, description="For MIG slices: the product of the GPU they are cut from.")
     capacity: int
     allocatable: int
     allocated: int | None = Field(None, description="None when pods are not visible.")
     free: int | None = None
+
+    @model_validator(mode="after")
+    def _memory_text(self) -> Self:
+        self.memory_text = self.memory_text or device_memory(self.memory_mib)
+        return self
 
 
 class NodeAccelerators(Wire):
@@ -56,6 +76,14 @@ class NodeAccelerators(Wire):
     cpu: ResourceUse | None = None
     memory: ResourceUse | None = None
 
+    @model_validator(mode="after")
+    def _texts(self) -> Self:
+        for resource in ("cpu", "memory"):
+            use = getattr(self, resource)
+            if use is not None:
+                use.with_texts(resource)
+        return self
+
 
 class AcceleratorModelSummary(Wire):
     """One accelerator model across the cluster (a MIG profile of a product is a model of its own)."""
@@ -66,6 +94,7 @@ class AcceleratorModelSummary(Wire):
     vendor_name: str
     model: str
     memory_mib: int | None = None
+    memory_text: str | None = Field(None, description=MEMORY_TEXT)
     mig_profile: str | None = None
     parent_model: str | None = None
     node_count: int
@@ -76,6 +105,11 @@ class AcceleratorModelSummary(Wire):
     free_on_usable_nodes: int | None = Field(None, description="Free devices on Ready, uncordoned nodes.")
     largest_allocatable_per_node: int = 0
     largest_free_per_node: int | None = None
+
+    @model_validator(mode="after")
+    def _memory_text(self) -> Self:
+        self.memory_text = self.memory_text or device_memory(self.memory_mib)
+        return self
 
 
 class InventoryResponse(Wire):

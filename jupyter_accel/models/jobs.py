@@ -250,6 +250,7 @@ class PodSummary(Wire):
     ready: bool = False
     reason: str | None = Field(None, description="Why it is not running: Unschedulable, ImagePullBackOff, ...")
     restarts: int = 0
+    tone: Tone = Field(Tone.neutral, description="The phase's tone, agreeing with the job statuses'; shown as given.")
 
 
 class JobView(Wire):

@@ -2,10 +2,26 @@
 
 from __future__ import annotations
 
-from pydantic import Field
+from typing import Self
+
+from pydantic import Field, model_validator
 
 from .base import Visibility, Wire
-from .inventory import Taint, Toleration
+from .inventory import TEXT, Taint, Toleration
+from .quantities import quantity_texts
+
+_QUOTA_FIGURES = (
+    "nominal",
+    "borrowing_limit",
+    "lending_limit",
+    "usage",
+    "reserved",
+    "borrowed",
+    "free",
+    "borrowable",
+    "available",
+    "max_capacity",
+)
 
 
 class ResourceQuota(Wire):
@@ -32,6 +48,16 @@ class ResourceQuota(Wire):
         None,
         description="The most this queue can ever hold: nominal + borrowing limit (or the cohort's lendable total).",
     )
+    text: dict[str, str] = Field(default_factory=dict, description=TEXT)
+    summary: str | None = Field(
+        None, description="One sentence of what is used, reserved, nominal and borrowable, e.g. for a bar's label."
+    )
+
+    @model_validator(mode="after")
+    def _texts(self) -> Self:
+        if not self.text:
+            self.text = quantity_texts(self.resource, {f: getattr(self, f) for f in _QUOTA_FIGURES})
+        return self
 
 
 class FlavorQuota(Wire):

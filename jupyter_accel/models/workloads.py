@@ -6,7 +6,7 @@ from enum import StrEnum
 
 from pydantic import Field
 
-from .base import Visibility, Wire
+from .base import Tone, Visibility, Wire
 
 
 class WorkloadState(StrEnum):
@@ -57,10 +57,15 @@ class WorkloadView(Wire):
     priority: int | None = None
     active: bool = True
     state: WorkloadState
+    label: str = Field(description="The state as people read it, e.g. 'Pending'; shown as given.")
+    tone: Tone = Field(description="The state's tone, agreeing with the job statuses'; shown as given.")
     reason: str | None = Field(None, description="Reason of the condition that decides the state.")
     message: str = Field(description="One plain-language sentence about where the workload stands.")
     position_in_local_queue: int | None = Field(None, description="0-based, as Kueue reports it.")
     position_in_cluster_queue: int | None = Field(None, description="0-based, as Kueue reports it.")
+    place: str | None = Field(
+        None, description="The local queue position in people's words, e.g. '1st in line'; shown as given."
+    )
     pod_sets: list[PodSetRequest] = Field(default_factory=list)
     admission: list[PodSetAssignment] = Field(default_factory=list)
     conditions: list[WorkloadCondition] = Field(default_factory=list)

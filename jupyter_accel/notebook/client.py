@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlencode, urlsplit
 
 from ..models.kinds import JobKind
+from . import kinds
 from .discovery import DiscoveryError, ServerEndpoint, find_server
 
 if TYPE_CHECKING:
@@ -180,6 +181,7 @@ class AccelClient:
             endpoint = ServerEndpoint(url if url.endswith("/") else url + "/", token or "", "argument")
         self.endpoint = endpoint
         self.timeout = timeout
+        self._kinds: list[Any] | None = None
         parts = urlsplit(endpoint.url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise AccelError(f"Server URL {endpoint.url!r} must be http(s)://host[:port]/[base_url/].")
@@ -276,7 +278,24 @@ class AccelClient:
     # -- API ----------------------------------------------------------------------------------------------
 
     def info(self) -> InfoResponse:
-        return self._get("info", "InfoResponse")
+        answer = self._get("info", "InfoResponse")
+        self._kinds = list(answer.capabilities.kinds)  # the kinds' labels and default, for displays and magics
+        return answer
+
+    def kinds(self) -> list[Any]:
+        """The server's job kinds (JobKindInfo: label, roles, default, ...), from the last /info this client read;
+        read now if it read none. Empty when the server cannot be asked."""
+        if self._kinds is None:
+            with contextlib.suppress(AccelError):
+                self.info()
+        return self._kinds or []
+
+    def default_kind(self) -> str:
+        """The job kind the server offers first (its registry marks one)."""
+        found = kinds.default(self.kinds())
+        if found is None:
+            raise AccelError("The server names no default job kind; pass --kind.", field="kind")
+        return found
 
     def inventory(self) -> BaseModel:
         """Accelerators per model; the nodes behind them: inventory_nodes()."""

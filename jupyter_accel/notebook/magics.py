@@ -45,8 +45,8 @@ def _add_job_args(p: argparse.ArgumentParser, *, kind_required: bool) -> None:
         "--kind",
         choices=JOB_KINDS,
         required=kind_required,
-        default=None if kind_required else "pytorch",
-        help="job kind" + ("" if kind_required else " (default: pytorch)"),
+        default=None,
+        help="job kind" + ("" if kind_required else " (default: the server's default kind, as %%accel info lists)"),
     )
     p.add_argument("--workers", type=int, default=None, help="Ray: workers besides the head; PyTorch: nodes")
     p.add_argument("--gpus", type=int, default=0, help="accelerators per worker pod")
@@ -206,11 +206,11 @@ class AccelMagics(Magics):
         if cmd == "workloads":
             return View(c.workloads())
         if cmd == "jobs":
-            return View(c.jobs("namespace" if args.all else "mine"))
+            return View(c.jobs("namespace" if args.all else "mine"), kinds=c.kinds())
         if cmd == "fit":
             return View(c.fit(_request_from(args, entrypoint=args.entrypoint)))
         if cmd == "status":
-            return View(c.job(*self._resolve(args.name, args.kind)))
+            return View(c.job(*self._resolve(args.name, args.kind)), kinds=c.kinds())
         if cmd == "logs":
             kind, name = self._resolve(args.name, args.kind)
             _print_logs(c, kind, name, pod=args.pod, tail=args.tail, follow=args.follow)
@@ -222,7 +222,7 @@ class AccelMagics(Magics):
             return None
         if cmd in ("suspend", "resume"):
             kind, name = self._resolve(args.name, args.kind)
-            return View(getattr(c, cmd)(kind, name))
+            return View(getattr(c, cmd)(kind, name), kinds=c.kinds())
         if cmd == "extend":
             try:
                 seconds = parse_duration(args.duration)
@@ -252,6 +252,7 @@ class AccelMagics(Magics):
             return None
         if not cell.strip():
             raise UsageError("%%accel_job: the cell is empty; its body is the job's script")
+        args.kind = args.kind or self.client.default_kind()
         request = _request_from(args, script=cell, interpreter=args.interpreter)
         job = self.client.submit(request).job
         if args.wait:
@@ -270,7 +271,7 @@ class AccelMagics(Magics):
             else:
                 return JobMonitor(str(job.kind), job.name, client=self.client)
         hint = f"Follow it with %accel status {job.name} or %accel logs {job.name} --follow."
-        return View(job, extra=[Para(hint, muted=True)])
+        return View(job, extra=[Para(hint, muted=True)], kinds=self.client.kinds())
 
 
 def _print_logs(
@@ -321,7 +322,8 @@ def wait_for_job(c: AccelClient, kind: str, name: str, *, timeout: float | None 
 
     deadline = None if timeout is None else time.monotonic() + timeout
     job = c.job(kind, name).job
-    handle = display(View(job), display_id=True)
+    kinds = c.kinds()
+    handle = display(View(job, kinds=kinds), display_id=True)
     shown_logs = False
 
     def show(view: View) -> None:
@@ -343,22 +345,26 @@ def wait_for_job(c: AccelClient, kind: str, name: str, *, timeout: float | None 
                     print(f"(logs unavailable: {exc.message})")
             elif deadline is not None and time.monotonic() > deadline:
                 show(
-                    View(job, extra=[Para(f"Stopped waiting after {timeout:g} s; the job keeps running.", muted=True)])
+                    View(
+                        job,
+                        extra=[Para(f"Stopped waiting after {timeout:g} s; the job keeps running.", muted=True)],
+                        kinds=kinds,
+                    )
                 )
                 return job
             else:
                 time.sleep(poll)
             job = c.job(kind, name).job
-            show(View(job))
+            show(View(job, kinds=kinds))
     except KeyboardInterrupt:
-        show(View(job, extra=[Para("Stopped waiting; the job keeps running.", muted=True)]))
+        show(View(job, extra=[Para("Stopped waiting; the job keeps running.", muted=True)], kinds=kinds))
         return job
     if not shown_logs:  # it ended before we saw it running: show what it printed
         try:
             _print_logs(c, kind, name, tail=200)
         except AccelError as exc:
             print(f"(logs unavailable: {exc.message})")
-    show(View(job))
+    show(View(job, kinds=kinds))
     if str(job.status) == "Failed":
         raise AccelError(f"{kind} {name} failed: {job.reason or 'no reason given'}")
     return job

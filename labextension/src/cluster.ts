@@ -66,19 +66,21 @@ export function jobKey(job: Pick<JobView, 'kind' | 'name'>): string {
   return `${job.kind}/${job.name}`;
 }
 
-function category(status: JobStatus): IJobTransition['category'] | null {
-  switch (status) {
-    case 'Admitted':
-    case 'Starting':
-    case 'Running':
-      return 'admitted';
-    case 'Succeeded':
-      return 'finished';
-    case 'Failed':
-      return 'failed';
-    default:
-      return null;
+/** Kueue admitted it and it has not ended: the states after Queued that hold quota. */
+const HOLDS_QUOTA: ReadonlySet<JobStatus> = new Set<JobStatus>([
+  'Admitted',
+  'Starting',
+  'Running'
+]);
+
+/** What a job's state means for a notification: whether it ended is the server's word (display.finished). */
+function category(
+  job: Pick<JobView, 'status' | 'display'>
+): IJobTransition['category'] | null {
+  if (job.display.finished) {
+    return job.status === 'Failed' ? 'failed' : 'finished';
   }
+  return HOLDS_QUOTA.has(job.status) ? 'admitted' : null;
 }
 
 /**
@@ -98,8 +100,10 @@ export function jobTransitions(
       continue;
     }
     // Kueue stopping it at its time limit is news; a suspend the user asked for is not
-    const to = job.display.stopped_at_limit ? 'stopped' : category(job.status);
-    if (to !== null && to !== category(from)) {
+    const to = job.display.stopped_at_limit ? 'stopped' : category(job);
+    // a job that ended was notified then; only a move into holding quota compares with before
+    const before = HOLDS_QUOTA.has(from) ? 'admitted' : null;
+    if (to !== null && to !== before) {
       out.push({ job, from, to: job.status, category: to });
     }
   }

@@ -1,6 +1,8 @@
 /**
  * Pure functions from model state to what the panel shows: labels, tones and
- * rows. Kept apart from React so the wording is unit-tested.
+ * rows. Kept apart from React so the wording is unit-tested. The connection's
+ * label and tone are the server's (/info); the words here are for the states
+ * before it has answered.
  */
 import type {
   ApiAvailability,
@@ -8,10 +10,11 @@ import type {
   ConnectionState,
   Permission
 } from './api';
+import type { components } from './generated/api';
 import type { AccelState } from './model';
 
-/** How a status reads; `tone` picks the colour (CSS class jp-accel-tone-*). */
-export type Tone = 'ok' | 'warn' | 'error' | 'neutral';
+/** How a status reads, as the server's tones; it picks the colour (CSS class jp-accel-tone-*). */
+export type Tone = components['schemas']['Tone'];
 
 export interface IStatusSummary {
   /** Stable identifier for CSS and tests (data-state attribute). */
@@ -29,19 +32,14 @@ export interface IRow {
   tone: Tone;
 }
 
-const CONNECTION_LABELS: Record<ConnectionState, [string, Tone]> = {
-  not_configured: ['Not connected: Kubernetes is not configured', 'warn'],
-  connected: ['Connected', 'ok'],
-  error: ['Connection error', 'error']
-};
-
-/** Display names of the APIs /info reports; a new schema field fails tsc here. */
-export const API_LABELS: Record<keyof ApiAvailability, string> = {
+/**
+ * Display names of the APIs /info reports besides the job kinds'. The kinds'
+ * rows come from capabilities.kinds (the server's registry); the deprecated
+ * fields of ApiAvailability that name some of them are not shown twice.
+ */
+export const API_LABELS: Partial<Record<keyof ApiAvailability, string>> = {
   kueue: 'Kueue',
   kueue_visibility: 'Kueue visibility',
-  ray: 'KubeRay',
-  pytorchjob: 'PyTorchJob (Kubeflow)',
-  trainjob: 'TrainJob (Kubeflow Trainer)',
   hardware_profiles: 'Hardware profiles',
   accelerator_profiles: 'Accelerator profiles'
 };
@@ -71,12 +69,11 @@ export function summarizeState(state: AccelState): IStatusSummary {
       };
     case 'ready': {
       const { connection } = state.info;
-      const [label, tone] = CONNECTION_LABELS[connection.state];
       return {
         state: connection.state,
-        label,
+        label: connection.label,
         message: connection.message,
-        tone
+        tone: connection.tone
       };
     }
   }
@@ -112,26 +109,31 @@ export function connectionRows(state: AccelState): IRow[] {
 }
 
 /**
- * One row per API. Before a connection nothing was discovered, so "unknown"
- * is honest where "not served" would be a claim about the cluster.
+ * One row per API, then one per job kind of the server's registry. Before a
+ * connection nothing was discovered, so "unknown" is honest where "not
+ * served" would be a claim about the cluster.
  */
 export function apiRows(
   capabilities: Capabilities | undefined,
   connected: boolean
 ): IRow[] {
   const apis: Partial<ApiAvailability> = capabilities?.apis ?? {};
-  return (Object.keys(API_LABELS) as Array<keyof ApiAvailability>).map(key => {
-    const version = apis[key];
-    if (version) {
-      return { key, label: API_LABELS[key], value: version, tone: 'ok' };
-    }
-    return {
-      key,
-      label: API_LABELS[key],
-      value: connected ? 'not served' : 'unknown',
-      tone: 'neutral'
-    };
-  });
+  const row = (key: string, label: string, version?: string | null): IRow =>
+    version
+      ? { key, label, value: version, tone: 'ok' }
+      : {
+          key,
+          label,
+          value: connected ? 'not served' : 'unknown',
+          tone: 'neutral'
+        };
+  const keys = Object.keys(API_LABELS) as Array<keyof ApiAvailability>;
+  return [
+    ...keys.map(key => row(key, API_LABELS[key] ?? key, apis[key])),
+    ...(capabilities?.kinds ?? []).map(k =>
+      row(k.kind, `${k.label} (${k.kubernetes_kind})`, k.version)
+    )
+  ];
 }
 
 /** "list ray.io/rayclusters", allowed or not, with the reason when denied. */

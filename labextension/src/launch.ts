@@ -7,7 +7,7 @@ import {
   ACCELERATOR_REQUEST_LIMITS,
   JOB_REQUEST_LIMITS
 } from './generated/limits';
-import { kindShape } from './present';
+import { defaultKind, kindShape } from './present';
 
 /** What the form's inputs hold, all as typed (strings). */
 export interface ILaunchForm {
@@ -38,7 +38,7 @@ export type FieldErrors = Partial<Record<FormField | '_form', string>>;
 
 export function defaultForm(): ILaunchForm {
   return {
-    kind: 'pytorch',
+    kind: defaultKind(),
     name: '',
     image: '',
     mode: 'command',

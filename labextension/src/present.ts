@@ -1,7 +1,8 @@
 /**
- * Pure presentation of cluster data: quota and usage bars, ages and
- * quantities, and the job kinds' words from /info. Job states come worded and
- * toned by the server (JobView.display); nothing here re-decides them.
+ * Pure presentation of cluster data: quota and usage bars, ages, and the job
+ * kinds' words from /info. Job states come worded and toned by the server
+ * (JobView.display), quantities as the server's text (`text`, `*_text`,
+ * `summary`); nothing here re-decides them.
  */
 import type {
   AcceleratorModelSummary,
@@ -17,6 +18,12 @@ let registry: JobKindInfo[] = [];
 /** Take the kinds of an /info answer (the model calls this on every /info it reads). */
 export function setJobKinds(kinds: JobKindInfo[] | undefined): void {
   registry = kinds ?? [];
+}
+
+/** The kind a launch form offers first: the one the server's registry marks (the sections that launch
+ * appear once /info has answered). */
+export function defaultKind(): JobKind {
+  return (registry.find(k => k.default) ?? registry[0])?.kind as JobKind;
 }
 
 /** The kinds a launch form offers: what the jobs list says this cluster serves, else what /info says, and
@@ -75,33 +82,6 @@ export function formatAge(iso: string | null | undefined, now: number): string {
   return `${Math.floor(seconds / 86400)}d`;
 }
 
-/** Device memory: 81559 MiB -> "80 GiB"; under a GiB in MiB. */
-export function formatMemoryMiB(mib: number | null | undefined): string {
-  if (mib === null || mib === undefined) {
-    return '';
-  }
-  if (mib < 1024) {
-    return `${mib} MiB`;
-  }
-  const gib = mib / 1024;
-  return `${gib >= 10 ? Math.round(gib) : Math.round(gib * 10) / 10} GiB`;
-}
-
-function trim(n: number): string {
-  return String(Math.round(n * 100) / 100);
-}
-
-/**
- * A quota amount in its resource's unit: memory is bytes (shown in GiB),
- * cpu cores, everything else a device count.
- */
-export function formatAmount(resource: string, value: number): string {
-  if (resource === 'memory' || resource.endsWith('memory')) {
-    return `${trim(value / 1024 ** 3)} GiB`;
-  }
-  return trim(value);
-}
-
 /** "2× nvidia.com/gpu, 1× amd.com/gpu"; "none" for none. */
 export function acceleratorsText(
   accelerators: Record<string, number> | undefined
@@ -157,19 +137,10 @@ export function quotaBar(q: ResourceQuota): IBar {
     { kind: 'free', percent: pct(freeNominal, scale) },
     { kind: 'borrowable', percent: pct(borrowRoom, scale) }
   ].filter((s): s is ISegment => s.percent > 0);
-  const f = (n: number): string => formatAmount(q.resource, n);
-  const parts = [`${f(used)} used`];
-  if (reserved > used) {
-    parts.push(`${f(reserved - used)} reserved`);
-  }
-  let label = `${q.resource}: ${parts.join(', ')} of ${f(nominal)} nominal`;
-  if (borrowable > 0) {
-    label += `, ${f(borrowable)} borrowable`;
-  }
   return {
     segments,
     nominalAt: borrowable > 0 ? pct(nominal, scale) : null,
-    label,
+    label: q.summary ?? q.resource,
     borrowing: reserved > nominal
   };
 }

@@ -77,7 +77,7 @@ def test_each_reason_it_can_never_run_reads_as_one_fragment():
         "ClusterQueue cq can hold at most 64Gi memory in flavor h100, the job needs 128Gi"
     )
     assert problem_text(PodTooBig("head", "cpu", D("0.5") * 3, D(1))) == (
-        "a head pod needs 1500m cpu, the largest node has 1"
+        "a head pod needs 1.5 cpu, the largest node has 1"
     )
     assert problem_text(NoNodeHasAll("worker")) == "no node has everything one worker pod needs at once"
     assert problem_text(NotAccepted("worker", (("taint t", 2), ("label l", 1)))) == (

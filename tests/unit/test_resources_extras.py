@@ -35,8 +35,9 @@ def test_demand_total_and_affinity():
 
 def test_format_quantity():
     assert format_quantity("memory", parse_quantity("64Gi")) == "64Gi"
-    assert format_quantity("memory", parse_quantity("1536Mi")) == "1536Mi"
-    assert format_quantity("cpu", parse_quantity("500m")) == "500m"
+    # one rule for every front-end (models/quantities.py): the largest binary unit reached, cores as numbers
+    assert format_quantity("memory", parse_quantity("1536Mi")) == "1.5Gi"
+    assert format_quantity("cpu", parse_quantity("500m")) == "0.5"
     assert format_quantity("cpu", Decimal("2.000")) == "2"
     assert format_quantity("nvidia.com/gpu", 4.0) == "4"
     assert to_number(Decimal("4.000")) == 4 and isinstance(to_number(Decimal("4.000")), int)

@@ -7,6 +7,7 @@ from decimal import Decimal
 
 from ...models.base import Visibility
 from ...models.fit import FitResponse, PendingAhead, QuotaHeadroom, RoleFit
+from ..presentation import place_in_line
 from ..resources import to_number
 from .result import Ahead, FitAssessment, QuotaRow, RoleResult
 from .words import fit_words, problem_text
@@ -62,6 +63,7 @@ def pending_ahead(a: Ahead) -> PendingAhead:
         owner_name=a.owner_name,
         priority=a.priority,
         position_in_local_queue=a.position,
+        place=place_in_line(a.position),
         requests=_numbers(a.requests),
     )
 

@@ -76,6 +76,7 @@ def kind_info(spec: KindSpec, version: str | None) -> JobKindInfo:
         dashboard=spec.ray_cluster is not None,
         program=list(spec.program),
         min_workers=spec.min_workers,
+        default=spec.default,
     )
 
 

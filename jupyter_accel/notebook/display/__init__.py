@@ -6,9 +6,11 @@ text writer render every block, so a model's layout is written once for both out
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .. import kinds as job_kinds
 from .blocks import Block, Heading, Para, Pre, Status, Table, to_html, to_text
 from .renderers import amount, blocks
 
@@ -30,13 +32,16 @@ __all__ = [
 
 @dataclass
 class View:
-    """Wraps an API answer (a model instance) for display; `.model` is the answer itself."""
+    """Wraps an API answer (a model instance) for display; `.model` is the answer itself. `kinds`: the server's job
+    kinds (AccelClient.kinds()), so kinds show as the server calls them."""
 
     model: Any
     extra: list[Block] = field(default_factory=list)
+    kinds: Sequence[Any] = ()
 
     def blocks(self) -> list[Block]:
-        return blocks(self.model) + self.extra
+        with job_kinds.shown_with(self.kinds):
+            return blocks(self.model) + self.extra
 
     def _repr_html_(self) -> str:
         return to_html(self.blocks())

@@ -9,33 +9,13 @@ from dataclasses import dataclass
 from typing import Any
 
 DASH = "—"
-# Tones of the states the server sends without one (connection, workload, pod phase); job statuses and fit
-# verdicts carry the server's own tone (display.tone, tone), one of the first five keys.
-_TONES = {
-    "ok": "good",
-    "info": "info",
-    "warn": "warn",
-    "error": "bad",
-    "neutral": "",
-    "Running": "good",
-    "Succeeded": "good",
-    "connected": "good",
-    "running": "good",
-    "admitted": "good",
-    "succeeded": "good",
-    "not_configured": "warn",
-    "pending": "warn",
-    "quota_reserved": "warn",
-    "inactive": "warn",
-    "evicted": "warn",
-    "Failed": "bad",
-    "failed": "bad",
-}
+# The colour of each tone the server gives (models.Tone: job statuses, verdicts, workloads, pods, connection);
+# which state has which tone is decided on the server (domain/presentation.py).
 _COLOURS = {
-    "good": "var(--jp-success-color1, #388e3c)",
+    "ok": "var(--jp-success-color1, #388e3c)",
     "info": "var(--jp-info-color1, #0288d1)",
     "warn": "var(--jp-warn-color1, #f57c00)",
-    "bad": "var(--jp-error-color1, #d32f2f)",
+    "error": "var(--jp-error-color1, #d32f2f)",
 }
 
 
@@ -45,7 +25,7 @@ _COLOURS = {
 @dataclass
 class Heading:
     text: str
-    tone_of: str | None = None  # a status value whose colour the heading takes
+    tone: str | None = None  # the server's tone, for the heading's colour
 
 
 @dataclass
@@ -72,13 +52,13 @@ Block = Heading | Para | Table | Pre
 
 @dataclass
 class Status:
-    """A status value in a table cell: coloured in HTML, plain in text."""
+    """A state in a table cell, in the server's words and tone: coloured in HTML, plain in text."""
 
-    value: str
-    label: str | None = None
+    tone: str
+    label: str
 
     def __str__(self) -> str:
-        return self.label or self.value
+        return self.label
 
 
 # -- writers --------------------------------------------------------------------------------------------------
@@ -86,7 +66,7 @@ class Status:
 
 def _cell_html(value: Any) -> str:
     if isinstance(value, Status):
-        colour = _COLOURS.get(_TONES.get(value.value, ""), "inherit")
+        colour = _COLOURS.get(value.tone, "inherit")
         return f'<span style="color:{colour};font-weight:600">{html.escape(str(value))}</span>'
     return html.escape(DASH if value is None else str(value))
 
@@ -95,7 +75,7 @@ def to_html(items: Iterable[Block]) -> str:
     parts = ['<div class="jp-accel-view" style="font-size:var(--jp-content-font-size1, 13px)">']
     for b in items:
         if isinstance(b, Heading):
-            colour = _COLOURS.get(_TONES.get(b.tone_of or "", ""), "inherit")
+            colour = _COLOURS.get(b.tone or "", "inherit")
             parts.append(
                 f'<div style="font-weight:600;margin:0.6em 0 0.2em;color:{colour}">{html.escape(b.text)}</div>'
             )

@@ -5,19 +5,33 @@ from __future__ import annotations
 from typing import Any
 
 from .blocks import DASH, Block, Heading, Para, Status, Table
-from .format import amount, enum_text, opt, visibility_blocks
+from .format import enum_text, opt, visibility_blocks
+
+
+def _apis_rows(caps: Any) -> list[list[Any]]:
+    """The APIs the server reports, then the job kinds of its registry (the apis fields that name kinds too are
+    kept for scripts, marked deprecated, and not shown twice)."""
+    fields = type(caps.apis).model_fields
+    rows: list[list[Any]] = [
+        [name, version or "not served"]
+        for name, version in caps.apis.model_dump().items()
+        if not fields[name].deprecated
+    ]
+    rows += [
+        [f"{k.label} ({k.kubernetes_kind})" + (", the default" if k.default else ""), k.version or "not served"]
+        for k in caps.kinds
+    ]
+    return rows
 
 
 def info_blocks(m: Any) -> list[Block]:
     c = m.connection
     out: list[Block] = [
         Heading(f"jupyter-accel {m.version} (API {m.api_version})"),
-        Heading(f"Kubernetes: {enum_text(c.state).replace('_', ' ')}", tone_of=enum_text(c.state)),
-        Para(c.message),
+        *_connection_head(c),
     ]
     out += _connection_table(c)
-    apis = m.capabilities.apis.model_dump()
-    out.append(Table(["API", "served version"], [[k, v or "not served"] for k, v in apis.items()]))
+    out.append(Table(["API", "served version"], _apis_rows(m.capabilities)))
     denied = [p for p in m.capabilities.permissions if not p.allowed]
     if denied:
         out.append(
@@ -41,12 +55,14 @@ def _connection_table(c: Any) -> list[Block]:
     ]
 
 
+def _connection_head(c: Any) -> list[Block]:
+    label = c.label or enum_text(c.state)
+    mid_sentence = label[:1].lower() + label[1:]
+    return [Heading(f"Kubernetes: {mid_sentence}", tone=enum_text(c.tone)), Para(c.message)]
+
+
 def connection_blocks(c: Any) -> list[Block]:
-    return [
-        Heading(f"Kubernetes: {enum_text(c.state).replace('_', ' ')}", tone_of=enum_text(c.state)),
-        Para(c.message),
-        *_connection_table(c),
-    ]
+    return [*_connection_head(c), *_connection_table(c)]
 
 
 def inventory_blocks(m: Any) -> list[Block]:
@@ -70,7 +86,7 @@ def inventory_blocks(m: Any) -> list[Block]:
                 [
                     s.model,
                     s.resource,
-                    f"{round(s.memory_mib / 1024)} GiB" if s.memory_mib else DASH,
+                    opt(s.memory_text),
                     s.node_count,
                     s.allocatable,
                     opt(s.allocated),
@@ -105,9 +121,10 @@ def inventory_nodes_blocks(m: Any) -> list[Block]:
         state = "Ready" if n.ready else "NotReady"
         if n.unschedulable:
             state += ", cordoned"
-        cpu = f"{amount('cpu', n.cpu.free)}/{amount('cpu', n.cpu.allocatable)}" if n.cpu else DASH
-        mem = f"{amount('memory', n.memory.free)}/{amount('memory', n.memory.allocatable)}" if n.memory else DASH
-        rows.append([n.name, Status("Running" if n.usable else "Failed", state), accel, cpu, mem])
+        cpu, mem = (
+            f"{u.text.get('free', DASH)}/{u.text.get('allocatable', DASH)}" if u else DASH for u in (n.cpu, n.memory)
+        )
+        rows.append([n.name, Status("ok" if n.usable else "error", state), accel, cpu, mem])
     shown = f"{m.offset + 1}-{m.offset + len(m.nodes)} of {m.total}" if m.nodes else f"none of {m.total}"
     out.append(
         Table(
@@ -156,7 +173,7 @@ def queues_blocks(m: Any) -> list[Block]:
         title = f"{q.name} → {q.cluster_queue}" + (" (default)" if q.is_default else "")
         if q.cohort:
             title += f", cohort {q.cohort}"
-        out.append(Heading(title, tone_of=None if q.active is not False else "error"))
+        out.append(Heading(title, tone=None if q.active is not False else "error"))
         facts = f"{q.pending_workloads} pending, {q.reserving_workloads} reserving, {q.admitted_workloads} admitted"
         if q.status_message and q.active is False:
             facts += f" — {q.status_message}"
@@ -166,12 +183,10 @@ def queues_blocks(m: Any) -> list[Block]:
             [
                 f.name + (f" ({f.accelerator_model})" if f.accelerator_model else ""),
                 r.resource,
-                amount(r.resource, r.nominal),
-                amount(r.resource, r.reserved),
-                amount(r.resource, r.free),
-                amount(r.resource, r.borrowable),
-                amount(r.resource, r.available),
-                amount(r.resource, r.max_capacity),
+                *(
+                    r.text.get(f, DASH)
+                    for f in ("nominal", "reserved", "free", "borrowable", "available", "max_capacity")
+                ),
             ]
             for f in q.flavors
             for r in f.resources
@@ -199,14 +214,14 @@ def workloads_blocks(m: Any) -> list[Block]:
             w.name,
             f"{w.owner_kind}/{w.owner_name}" if w.owner_kind else DASH,
             opt(w.queue_name),
-            Status(enum_text(w.state)),
-            opt(w.position_in_local_queue),
+            Status(enum_text(w.tone), w.label),
+            opt(w.place),
             opt(w.priority),
             w.message,
         ]
         for w in m.workloads
     ]
     out.append(
-        Table(["workload", "owner", "queue", "state", "position", "priority", "why"], rows, empty="No workloads.")
+        Table(["workload", "owner", "queue", "state", "in line", "priority", "why"], rows, empty="No workloads.")
     )
     return out

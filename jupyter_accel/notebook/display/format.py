@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...models.quantities import format_quantity
+from .. import kinds
 from .blocks import DASH, Block, Para
 
 
@@ -12,25 +14,19 @@ def enum_text(value: Any) -> str:
 
 
 def amount(resource: str, value: float | None) -> str:
-    """A base-unit figure as a person reads it: 2.5 (cores), 64Gi (bytes), 8 (devices)."""
-    if value is None:
-        return DASH
-    if resource == "memory" or resource.endswith("memory") or resource == "ephemeral-storage":
-        for unit, size in (("Ti", 2**40), ("Gi", 2**30), ("Mi", 2**20), ("Ki", 2**10)):
-            if abs(value) >= size:
-                return f"{number_text(value / size)}{unit}"
-        return number_text(value)
-    return number_text(value)
+    """A base-unit figure as the server words it (models/quantities.py), for a notebook's own figures; the
+    renderers show the text fields the server sends."""
+    return DASH if value is None else format_quantity(resource, value)
 
 
-def number_text(value: float) -> str:
-    if float(value).is_integer():
-        return str(int(value))
-    return f"{value:.2f}".rstrip("0").rstrip(".")
+def texts_text(texts: dict[str, str]) -> str:
+    """The server's per-resource texts as one cell: nvidia.com/gpu=16, memory=64Gi."""
+    return ", ".join(f"{k}={v}" for k, v in texts.items()) or DASH
 
 
-def requests_text(requests: dict[str, float]) -> str:
-    return ", ".join(f"{k}={amount(k, v)}" for k, v in requests.items()) or DASH
+def kind_text(kind: Any) -> str:
+    """A job kind as the server's /info calls it."""
+    return kinds.label(kind)
 
 
 def opt(value: Any) -> str:

@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from .blocks import DASH, Block, Heading, Para, Status, Table
-from .format import amount, enum_text, opt, requests_text, visibility_blocks
+from .format import enum_text, kind_text, opt, texts_text, visibility_blocks
 
 
 def fit_blocks(m: Any) -> list[Block]:
-    out: list[Block] = [Heading(m.label, tone_of=enum_text(m.tone)), Para(m.message)]
+    out: list[Block] = [Heading(m.label, tone=enum_text(m.tone)), Para(m.message)]
     if m.local_queue or m.cluster_queue:
         out.append(Para(f"Queue {opt(m.local_queue)} → {opt(m.cluster_queue)}", muted=True))
     if m.quota:
@@ -21,15 +21,11 @@ def fit_blocks(m: Any) -> list[Block]:
                         q.role,
                         q.flavor,
                         q.resource,
-                        amount(q.resource, q.needed_in_flavor),
-                        amount(q.resource, q.free),
-                        amount(q.resource, q.borrowable),
-                        amount(q.resource, q.available),
-                        amount(q.resource, q.max_capacity),
-                        Status(
-                            "fits_now" if q.fits_now else ("must_queue" if q.ever_fits else "never_fits"),
-                            "yes" if q.fits_now else "no",
+                        *(
+                            q.text.get(f, DASH)
+                            for f in ("needed_in_flavor", "free", "borrowable", "available", "max_capacity")
                         ),
+                        "yes" if q.fits_now else "no",
                     ]
                     for q in m.quota
                 ],
@@ -44,7 +40,7 @@ def fit_blocks(m: Any) -> list[Block]:
                     [
                         r.role,
                         r.count,
-                        requests_text(r.requests),
+                        texts_text(r.requests_text),
                         opt(r.eligible_nodes),
                         opt(r.placeable_now),
                         "; ".join(r.problems) or DASH,
@@ -57,14 +53,14 @@ def fit_blocks(m: Any) -> list[Block]:
     if m.ahead:
         out.append(
             Table(
-                ["workload", "owner", "priority", "position", "asks for"],
+                ["workload", "owner", "priority", "in line", "asks for"],
                 [
                     [
                         a.name,
                         f"{a.owner_kind}/{a.owner_name}" if a.owner_kind else DASH,
                         opt(a.priority),
-                        opt(a.position_in_local_queue),
-                        requests_text(a.requests),
+                        opt(a.place),
+                        texts_text(a.requests_text),
                     ]
                     for a in m.ahead
                 ],
@@ -93,7 +89,7 @@ def jobs_blocks(m: Any) -> list[Block]:
         out += visibility_blocks(vis, enum_text(kind))
     rows = [
         [
-            enum_text(j.kind),
+            kind_text(j.kind),
             j.name,
             Status(enum_text(j.display.tone), j.display.label),
             j.display.sentence,
@@ -116,7 +112,7 @@ def jobs_blocks(m: Any) -> list[Block]:
 
 def job_blocks(j: Any) -> list[Block]:
     out: list[Block] = [
-        Heading(f"{enum_text(j.kind)} {j.name}: {j.display.label}", tone_of=enum_text(j.display.tone)),
+        Heading(f"{kind_text(j.kind)} {j.name}: {j.display.label}", tone=enum_text(j.display.tone)),
         Para(j.display.sentence),
         *([Para(t) for t in (j.display.eta, j.display.time_limit) if t]),
         *([Para(f"Kueue: {j.display.detail}", muted=True)] if j.display.detail else []),
@@ -136,7 +132,7 @@ def job_blocks(j: Any) -> list[Block]:
                         p.name,
                         opt(p.role),
                         opt(p.node),
-                        Status(opt(p.phase)),
+                        Status(enum_text(p.tone), opt(p.phase)),
                         "yes" if p.ready else "no",
                         p.restarts,
                         opt(p.reason),

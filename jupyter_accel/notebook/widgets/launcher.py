@@ -7,6 +7,7 @@ from typing import Any
 
 import ipywidgets as w
 
+from .. import kinds as job_kinds
 from ..client import JOB_KINDS, AccelClient, AccelError, validate_request
 from ..display import Para, blocks, to_html, to_text
 from ..requests import DEFAULT_GPU_TYPE, job_request
@@ -24,9 +25,14 @@ def _request_id() -> str:
 class JobLauncher(w.VBox):
     """A form for a JobRequest; the fit check runs as the user edits, Submit launches and shows a JobMonitor."""
 
-    def __init__(self, client: AccelClient | None = None, *, kind: str = "pytorch", script: str = "", **kwargs: Any):
+    def __init__(self, client: AccelClient | None = None, *, kind: str | None = None, script: str = "", **kwargs: Any):
         self.client = client or AccelClient()
         kinds, gpu_types, queues, profiles, self.load_errors = self._options()
+        if kind is None:  # the server's default kind, else the first it serves
+            try:
+                kind = self.client.default_kind()
+            except AccelError:
+                kind = kinds[0]
         if kind not in kinds:
             kinds = [kind, *kinds]  # asked for explicitly: keep it, the fit check says whether it is served
         style = {"description_width": "8em"}
@@ -166,7 +172,9 @@ class JobLauncher(w.VBox):
     def _submit_clicked(self) -> None:
         try:
             job = self.submit()
-            self.message.value = to_html([Para(f"Submitted {job.kind} {job.name}. Edit the form to launch another.")])
+            with job_kinds.shown_with(self.client.kinds()):
+                what = job_kinds.label(job.kind)
+            self.message.value = to_html([Para(f"Submitted {what} {job.name}. Edit the form to launch another.")])
         except AccelError as exc:
             self.message.value = error_html(exc)
 

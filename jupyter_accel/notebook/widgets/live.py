@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import ipywidgets as w
 
+from .. import kinds as job_kinds
 from ..client import AccelClient
 from ..display import Para, blocks, to_html
 from .streams import Follower
 
 
-def model_html(model: Any) -> str:
-    return to_html(blocks(model))
+def model_html(model: Any, kinds: Sequence[Any] = ()) -> str:
+    """`kinds`: the server's job kinds (AccelClient.kinds()), so kinds show as the server calls them."""
+    with job_kinds.shown_with(kinds):
+        return to_html(blocks(model))
 
 
 def error_html(exc: Exception) -> str:

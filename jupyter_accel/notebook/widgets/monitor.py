@@ -7,6 +7,7 @@ from typing import Any
 
 import ipywidgets as w
 
+from .. import kinds as job_kinds
 from ..client import AccelClient, AccelError
 from ..display import blocks, to_text
 from .live import LiveBox, error_html, model_html
@@ -72,7 +73,7 @@ class JobMonitor(LiveBox):
                 if exc.status == 404 and self.detail is not None:
                     self._end()
                 return
-            self.status_html.value = model_html(self.detail)
+            self.status_html.value = model_html(self.detail, self.client.kinds())
             job = self.detail.job
             status = str(job.status)
             if self._live and status == "Running":
@@ -131,4 +132,7 @@ class JobMonitor(LiveBox):
         super().close()
 
     def _text(self) -> str:
-        return to_text(blocks(self.detail)) if self.detail is not None else f"{self.kind} {self.name}"
+        if self.detail is None:
+            return f"{self.kind} {self.name}"
+        with job_kinds.shown_with(self.client.kinds()):
+            return to_text(blocks(self.detail))

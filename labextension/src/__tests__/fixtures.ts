@@ -1,4 +1,14 @@
-import type { InfoResponse } from '../api';
+import type { InfoResponse, JobKindInfo } from '../api';
+import KINDS from './kinds.json';
+
+/** The server's job kinds as /info sends them; `served`: the versions of those the cluster serves. */
+function kinds(served: Record<string, string> = {}): JobKindInfo[] {
+  return (KINDS as JobKindInfo[]).map(k => ({
+    ...k,
+    served: k.kind in served,
+    version: served[k.kind] ?? null
+  }));
+}
 
 /** An /info answer as the server sends it with no kubeconfig. */
 export function notConfiguredInfo(version: string): InfoResponse {
@@ -8,10 +18,13 @@ export function notConfiguredInfo(version: string): InfoResponse {
     connection: {
       state: 'not_configured',
       message: 'No Kubernetes credentials: set a kubeconfig or run in a pod.',
+      label: 'Not connected (Kubernetes: not configured)',
+      tone: 'warn',
       identity: 'none',
       namespace: null,
       user: null,
-      kubernetes_version: null
+      kubernetes_version: null,
+      degraded: null
     },
     capabilities: {
       apis: {
@@ -24,6 +37,7 @@ export function notConfiguredInfo(version: string): InfoResponse {
         accelerator_profiles: null
       },
       permissions: [],
+      kinds: kinds(),
       read_only: false,
       max_run_seconds_limit: null
     }
@@ -38,10 +52,13 @@ export function connectedInfo(version: string): InfoResponse {
     connection: {
       state: 'connected',
       message: 'Connected to Kubernetes v1.34.1 as alice, namespace team-a.',
+      label: 'Connected',
+      tone: 'ok',
       identity: 'kubeconfig',
       namespace: 'team-a',
       user: 'alice',
-      kubernetes_version: 'v1.34.1'
+      kubernetes_version: 'v1.34.1',
+      degraded: null
     },
     capabilities: {
       apis: {
@@ -53,6 +70,7 @@ export function connectedInfo(version: string): InfoResponse {
         hardware_profiles: null,
         accelerator_profiles: null
       },
+      kinds: kinds({ 'ray-cluster': 'v1', 'ray-job': 'v1' }),
       permissions: [
         {
           verb: 'list',

@@ -27,6 +27,8 @@ describe('summarizeState', () => {
       tone: 'ok'
     });
     info.connection.state = 'error';
+    info.connection.label = 'Connection error'; // the server's words and tone for the state
+    info.connection.tone = 'error';
     info.connection.message =
       'The Kubernetes API server cannot be reached: timeout';
     expect(summarizeState({ kind: 'ready', info })).toEqual({
@@ -92,16 +94,21 @@ describe('connectionRows', () => {
 });
 
 describe('apiRows', () => {
-  it('has one row per API of the schema', () => {
-    const rows = apiRows(connectedInfo('1.0.0').capabilities, true);
-    expect(rows.map(r => r.key).sort()).toEqual(Object.keys(API_LABELS).sort());
+  it('has one row per API of the schema, then one per job kind of the server', () => {
+    const info = connectedInfo('1.0.0');
+    const rows = apiRows(info.capabilities, true);
+    const kinds = (info.capabilities?.kinds ?? []).map(k => k.kind);
+    expect(kinds.length).toBeGreaterThan(0);
+    expect(rows.map(r => r.key).sort()).toEqual(
+      [...Object.keys(API_LABELS), ...kinds].sort()
+    );
   });
 
   it('shows served versions and "not served" when connected', () => {
     const rows = apiRows(connectedInfo('1.0.0').capabilities, true);
     const byKey = Object.fromEntries(rows.map(r => [r.key, r]));
     expect(byKey.kueue).toMatchObject({ value: 'v1beta2', tone: 'ok' });
-    expect(byKey.ray.value).toBe('v1');
+    expect(byKey['ray-cluster'].value).toBe('v1'); // the kinds' rows: capabilities.kinds
     expect(byKey.trainjob.value).toBe('not served');
   });
 

@@ -2,8 +2,6 @@ import {
   acceleratorsText,
   deviceBar,
   formatAge,
-  formatAmount,
-  formatMemoryMiB,
   freeText,
   kindBadge,
   kindLabel,
@@ -17,6 +15,8 @@ import KINDS from './kinds.json';
 
 function quota(over: Partial<ResourceQuota>): ResourceQuota {
   return {
+    // the server's sentence and texts (tests/unit/test_quantities.py checks their words)
+    summary: 'nvidia.com/gpu: 2 used, 1 reserved of 8 nominal, 4 borrowable',
     resource: 'nvidia.com/gpu',
     nominal: 8,
     borrowing_limit: null,
@@ -47,7 +47,7 @@ describe('quotaBar', () => {
     expect(bar.nominalAt).toBeCloseTo(66.7, 1);
     expect(bar.label).toBe(
       'nvidia.com/gpu: 2 used, 1 reserved of 8 nominal, 4 borrowable'
-    );
+    ); // the server's summary, as given
     expect(bar.borrowing).toBe(false);
     expect(total(bar)).toBeCloseTo(100, 0);
   });
@@ -59,17 +59,18 @@ describe('quotaBar', () => {
     expect(bar.segments[0].percent).toBeCloseTo(83.3, 1);
   });
 
-  it('shows memory in GiB and omits the nominal marker without borrowing', () => {
+  it('shows memory as the server words it and omits the nominal marker without borrowing', () => {
     const gib = 1024 ** 3;
     const bar = quotaBar(
       quota({
         resource: 'memory',
         nominal: 64 * gib,
         usage: 16 * gib,
-        reserved: 16 * gib
+        reserved: 16 * gib,
+        summary: 'memory: 16Gi used of 64Gi nominal'
       })
     );
-    expect(bar.label).toBe('memory: 16 GiB used of 64 GiB nominal');
+    expect(bar.label).toBe('memory: 16Gi used of 64Gi nominal');
     expect(bar.nominalAt).toBeNull();
     expect(bar.segments).toEqual([
       { kind: 'used', percent: 25 },
@@ -113,11 +114,7 @@ describe('formatting', () => {
     expect(formatAge('2025-12-30T12:00:00Z', now)).toBe('2d');
     expect(formatAge(null, now)).toBe('');
     expect(formatAge('garbage', now)).toBe('');
-    expect(formatMemoryMiB(81559)).toBe('80 GiB');
-    expect(formatMemoryMiB(9728)).toBe('9.5 GiB');
-    expect(formatMemoryMiB(512)).toBe('512 MiB');
-    expect(formatMemoryMiB(null)).toBe('');
-    expect(formatAmount('cpu', 1.5)).toBe('1.5');
+    // device memory and amounts are worded by the server (tests/unit/test_quantities.py)
     expect(acceleratorsText({ 'nvidia.com/gpu': 2 })).toBe('2× nvidia.com/gpu');
     expect(acceleratorsText({})).toBe('none');
   });

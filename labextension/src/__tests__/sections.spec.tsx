@@ -44,6 +44,7 @@ describe('cluster sections', () => {
               vendor_name: 'NVIDIA GPU',
               model: 'H100',
               memory_mib: 81559,
+              memory_text: '80 GiB', // as the server words it
               mig_profile: null,
               parent_model: null,
               node_count: 2,
@@ -81,6 +82,7 @@ describe('cluster sections', () => {
                   model: 'H100',
                   product_label: null,
                   memory_mib: null,
+                  memory_text: null,
                   mig_profile: null,
                   parent_model: null,
                   capacity: 8,

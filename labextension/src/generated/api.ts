@@ -329,6 +329,12 @@ export interface components {
              */
             memory_mib: number | null;
             /**
+             * Memory Text
+             * @description memory_mib as people read it, e.g. '80 GiB'; shown as given.
+             * @default null
+             */
+            memory_text: string | null;
+            /**
              * Mig Profile
              * @default null
              */
@@ -372,6 +378,12 @@ export interface components {
              * @default null
              */
             memory_mib: number | null;
+            /**
+             * Memory Text
+             * @description memory_mib as people read it, e.g. '80 GiB'; shown as given.
+             * @default null
+             */
+            memory_text: string | null;
             /**
              * Mig Profile
              * @description MIG profile such as 1g.5gb.
@@ -427,7 +439,8 @@ export interface components {
         };
         /**
          * ApiAvailability
-         * @description Which API groups / versions the cluster serves (discovery).
+         * @description Which API groups / versions the cluster serves (discovery), each field naming its group. The job kinds'
+         *     APIs are in Capabilities.kinds; the three fields here that name some of them stay for scripts that read them.
          */
         ApiAvailability: {
             /**
@@ -453,16 +466,19 @@ export interface components {
             kueue_visibility: string | null;
             /**
              * Pytorchjob
+             * @deprecated
              * @default null
              */
             pytorchjob: string | null;
             /**
              * Ray
+             * @deprecated
              * @default null
              */
             ray: string | null;
             /**
              * Trainjob
+             * @deprecated
              * @default null
              */
             trainjob: string | null;
@@ -540,6 +556,12 @@ export interface components {
              */
             kubernetes_version: string | null;
             /**
+             * Label
+             * @description The state as people read it, e.g. 'Connected'; shown as given.
+             * @default
+             */
+            label: string;
+            /**
              * Message
              * @description A readable sentence about the connection, shown to the user as is.
              */
@@ -551,6 +573,11 @@ export interface components {
              */
             namespace: string | null;
             state: components["schemas"]["ConnectionState"];
+            /**
+             * @description The state's tone; shown as given.
+             * @default neutral
+             */
+            tone: components["schemas"]["Tone"];
             /**
              * User
              * @description The user name the API server knows this identity by.
@@ -979,6 +1006,12 @@ export interface components {
              */
             dashboard: boolean;
             /**
+             * Default
+             * @description The kind a launch form or magic offers first (exactly one is).
+             * @default false
+             */
+            default: boolean;
+            /**
              * Default Max Run Seconds
              * @description The time limit a request of this kind gets when it sets none (None: no limit).
              * @default null
@@ -1357,8 +1390,14 @@ export interface components {
              */
             owner_name: string | null;
             /**
+             * Place
+             * @description The position in people's words, e.g. '1st in line'; shown as given.
+             * @default null
+             */
+            place: string | null;
+            /**
              * Position In Local Queue
-             * @description 0-based.
+             * @description 0-based, as Kueue reports it.
              * @default null
              */
             position_in_local_queue: number | null;
@@ -1373,6 +1412,13 @@ export interface components {
              */
             requests?: {
                 [key: string]: number;
+            };
+            /**
+             * Requests Text
+             * @description The requests as people read them (models/quantities.py), by resource; shown as given.
+             */
+            requests_text?: {
+                [key: string]: string;
             };
         };
         /** Permission */
@@ -1473,6 +1519,11 @@ export interface components {
              * @default null
              */
             role: string | null;
+            /**
+             * @description The phase's tone, agreeing with the job statuses'; shown as given.
+             * @default neutral
+             */
+            tone: components["schemas"]["Tone"];
         };
         /** ProfileIdentifier */
         ProfileIdentifier: {
@@ -1636,6 +1687,13 @@ export interface components {
             resource: string;
             /** Role */
             role: string;
+            /**
+             * Text
+             * @description The figures as people read them (models/quantities.py), by field name; shown as given.
+             */
+            text?: {
+                [key: string]: string;
+            };
         };
         /**
          * ResourceQuota
@@ -1700,6 +1758,19 @@ export interface components {
             /** Resource */
             resource: string;
             /**
+             * Summary
+             * @description One sentence of what is used, reserved, nominal and borrowable, e.g. for a bar's label.
+             * @default null
+             */
+            summary: string | null;
+            /**
+             * Text
+             * @description The figures as people read them (models/quantities.py), by field name; shown as given.
+             */
+            text?: {
+                [key: string]: string;
+            };
+            /**
              * Usage
              * @description Used by admitted workloads (status.flavorsUsage).
              * @default null
@@ -1724,6 +1795,13 @@ export interface components {
              * @default null
              */
             free: number | null;
+            /**
+             * Text
+             * @description The figures as people read them (models/quantities.py), by field name; shown as given.
+             */
+            text?: {
+                [key: string]: string;
+            };
         };
         /** RoleFit */
         RoleFit: {
@@ -1780,6 +1858,13 @@ export interface components {
              */
             requests?: {
                 [key: string]: number;
+            };
+            /**
+             * Requests Text
+             * @description The requests as people read them (models/quantities.py), by resource; shown as given.
+             */
+            requests_text?: {
+                [key: string]: string;
             };
             /** Role */
             role: string;
@@ -1964,6 +2049,11 @@ export interface components {
              */
             job_uid: string | null;
             /**
+             * Label
+             * @description The state as people read it, e.g. 'Pending'; shown as given.
+             */
+            label: string;
+            /**
              * Message
              * @description One plain-language sentence about where the workload stands.
              */
@@ -1992,6 +2082,12 @@ export interface components {
              * @default null
              */
             owner_uid: string | null;
+            /**
+             * Place
+             * @description The local queue position in people's words, e.g. '1st in line'; shown as given.
+             * @default null
+             */
+            place: string | null;
             /** Pod Sets */
             pod_sets?: components["schemas"]["PodSetRequest"][];
             /**
@@ -2044,6 +2140,8 @@ export interface components {
              */
             requeue_count: number | null;
             state: components["schemas"]["WorkloadState"];
+            /** @description The state's tone, agreeing with the job statuses'; shown as given. */
+            tone: components["schemas"]["Tone"];
             /**
              * Uid
              * @default null
@@ -2959,6 +3057,15 @@ export interface operations {
             };
             /** @description error */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };

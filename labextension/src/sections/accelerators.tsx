@@ -10,7 +10,7 @@ import type {
   Visibility
 } from '../api';
 import { IResource } from '../cluster';
-import { deviceBar, formatMemoryMiB, freeText } from '../present';
+import { deviceBar, freeText } from '../present';
 import { Bar, NotVisible, ResourceState } from '../components/common';
 import { useRenderTiming } from '../components/timing';
 
@@ -123,7 +123,7 @@ const ModelRow = React.memo(
         live = false;
       };
     }, [open, offset, model.key, props.inventory, fetchNodes]);
-    const memory = formatMemoryMiB(model.memory_mib);
+    const memory = model.memory_text;
     const nodes: NodeAccelerators[] = page?.nodes ?? [];
     const total = page?.total ?? model.node_count;
     return (
