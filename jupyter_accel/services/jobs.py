@@ -7,7 +7,6 @@ are blocking calls, run off the event loop by the caller. Refusals are services.
 
 from __future__ import annotations
 
-import re
 import time
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -17,13 +16,12 @@ from ..cluster.writes import Ref, WriteError
 from ..domain import labels as L
 from ..domain.builders import Build
 from ..domain.builders.common import with_owner
-from ..domain.eta import StartEstimate, estimate_start, parse_time
+from ..domain.eta import parse_time
 from ..domain.job_status import derive_status, job_view, select_pods
 from ..domain.kinds import KINDS, KindSpec, log_pod, spec_for
-from ..domain.objects import condition, has_true
 from ..domain.presentation import FINISHED
 from ..domain.time_limit import LimitRefused, plan_limit, stopped_at_limit
-from ..domain.workloads import find_workload_for_job, positions_from_summaries, total_requests
+from ..domain.workloads import find_workload_for_job, positions_from_summaries
 from ..models import (
     CleanupResponse,
     EventView,
@@ -38,14 +36,12 @@ from ..models import (
 )
 from . import launch
 from .errors import Conflict, Invalid, NotFound, NotVisible, ReadOnly
+from .estimates import EtaIndex, start_estimate
 from .ports import Caches, JobSettings, Writer
 from .refusals import refusal
 
 if TYPE_CHECKING:
     from ..domain.accelerators import AcceleratorRegistry
-
-
-_TRIED_FLAVOR = re.compile(r" in flavor ([\w.-]+)")  # Kueue's flavor-assignment messages name the flavor tried
 
 
 class JobsService:
@@ -81,7 +77,7 @@ class JobsService:
             lq_pos, _ = positions.get((self.namespace, wl["metadata"]["name"]), (None, None))
             pos = lq_pos
         events = self._job_events() if events is None else events
-        eta = _EtaIndex(workloads, positions, self.namespace, known) if eta is None else eta
+        eta = EtaIndex(workloads, positions, self.namespace, known) if eta is None else eta
         return job_view(
             obj,
             workload=wl,
@@ -90,38 +86,15 @@ class JobsService:
             known_accelerators=known,
             writable=not self.settings.read_only,
             events=events.get((obj.get("kind") or "", obj["metadata"]["name"]), []),
-            eta=self._estimate(wl, eta) if wl is not None else None,
+            eta=start_estimate(self.hub, wl, eta) if wl is not None else None,
             limit_ceiling=self.settings.max_run_seconds_limit,
-        )
-
-    def _estimate(self, wl: dict[str, Any], index: _EtaIndex) -> StartEstimate | None:
-        """The start estimate of a workload waiting for quota, from the visible admitted workloads of its
-        ClusterQueue and their time limits, and the pending ones ahead of it in its LocalQueue."""
-        if has_true(wl, "QuotaReserved") or (wl.get("spec") or {}).get("active") is False:
-            return None
-        queue = (wl.get("spec") or {}).get("queueName")
-        lq = self.hub.get("localqueues", queue, self.namespace) if queue else None
-        cq_name = ((lq or {}).get("spec") or {}).get("clusterQueue")
-        cq = self.hub.get("clusterqueues", cq_name) if cq_name and self.hub.readable("clusterqueues") else None
-        needs = {r: v for r, v in total_requests(wl).items() if r in index.wanted and v > 0}
-        mine = index.position(wl)
-        ahead = [] if mine is None else [req for pos, req in index.queued.get(queue, []) if pos < mine]
-        tried = _TRIED_FLAVOR.search(str((condition(wl, "QuotaReserved") or {}).get("message") or ""))
-        return estimate_start(
-            needs,
-            cluster_queue=cq,
-            admitted=index.admitted.get(cq_name, []),
-            ahead=ahead,
-            cluster_queues=self.hub.items("clusterqueues") if self.hub.readable("clusterqueues") else None,
-            cohorts=self.hub.items("cohorts") if self.hub.readable("cohorts") else None,
-            flavor=tried.group(1) if tried else None,
         )
 
     def list_jobs(self, scope: str) -> JobsResponse:
         check_scope(scope)
         workloads, pods, known = self.hub.items("workloads"), self.hub.items("pods"), self.known_accelerators()
         positions, events = self._positions(), self._job_events()
-        eta = _EtaIndex(workloads, positions, self.namespace, known)  # once per list: not once per queued job
+        eta = EtaIndex(workloads, positions, self.namespace, known)  # once per list: not once per queued job
         workbench = self.settings.workbench_label
         views: list[JobView] = []
         visibility: dict[str, Visibility] = {}
@@ -410,28 +383,6 @@ class JobsService:
     def _writable(self) -> None:
         if self.settings.read_only:
             raise ReadOnly("Controlling jobs is switched off on this server (read-only).")
-
-
-class _EtaIndex:
-    """What every start estimate of one answer reads, gathered in one pass over the workloads: the admitted ones
-    by ClusterQueue, and the queued ones by LocalQueue with their place in line and accelerator requests."""
-
-    def __init__(self, workloads: list[dict[str, Any]], positions, namespace: str, known: list[str]) -> None:
-        self.wanted = set(known)
-        self._positions, self._namespace = positions, namespace
-        self.admitted: dict[str | None, list[dict[str, Any]]] = {}
-        self.queued: dict[str | None, list[tuple[int, dict[str, Any]]]] = {}
-        for w in workloads:
-            cq = ((w.get("status") or {}).get("admission") or {}).get("clusterQueue")
-            if cq and has_true(w, "Admitted"):
-                self.admitted.setdefault(cq, []).append(w)
-            pos = self.position(w)
-            if pos is not None:
-                requests = {r: v for r, v in total_requests(w).items() if r in self.wanted}
-                self.queued.setdefault((w.get("spec") or {}).get("queueName"), []).append((pos, requests))
-
-    def position(self, wl: dict[str, Any]) -> int | None:
-        return self._positions.get((self._namespace, wl["metadata"]["name"]), (None, None))[0]
 
 
 SCOPES = ("mine", "namespace")
