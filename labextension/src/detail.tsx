@@ -1,6 +1,6 @@
 /**
  * The job detail main-area tab: status and reason, a timeline of events,
- * the pods, streaming logs with follow and tail, and the Ray dashboard link.
+ * the pods, streaming logs (components/logs.tsx) and the Ray dashboard link.
  */
 import { MainAreaWidget } from '@jupyterlab/apputils';
 import { ServerConnection } from '@jupyterlab/services';
@@ -11,7 +11,7 @@ import { fetchJobDetail, JobDetail, JobKind, JobView } from './api';
 import { ClusterModel } from './cluster';
 import { extendJob } from './extend';
 import { chipIcon } from './icons';
-import { LogBuffer, streamLogs } from './logs';
+import { LogsView } from './components/logs';
 import { acceleratorsText, formatAge, kindLabel } from './present';
 import { StatusBadge } from './views';
 
@@ -285,172 +285,5 @@ function Row(props: { label: string; value: string }): JSX.Element {
       <dt className="jp-accel-row-label">{props.label}</dt>
       <dd className="jp-accel-row-value">{props.value}</dd>
     </div>
-  );
-}
-
-function LogsView(props: {
-  settings: ServerConnection.ISettings;
-  jobRef: IJobRef;
-  pods: string[];
-  /** Whether the job still runs: only then does following make sense. */
-  live: boolean;
-}): JSX.Element {
-  const { settings, jobRef } = props;
-  const [pod, setPod] = React.useState('');
-  const [tail, setTail] = React.useState(200);
-  const [tailDraft, setTailDraft] = React.useState('200');
-  const [follow, setFollow] = React.useState(props.live);
-  const [text, setText] = React.useState('');
-  const [state, setState] = React.useState<
-    'idle' | 'streaming' | 'ended' | 'error'
-  >('idle');
-  const [message, setMessage] = React.useState('');
-  const [generation, setGeneration] = React.useState(0);
-  const pre = React.useRef<HTMLPreElement>(null);
-  const commitTail = (): void => {
-    const n = Math.min(100000, Math.max(0, Math.floor(Number(tailDraft)) || 0));
-    setTailDraft(String(n));
-    setTail(n);
-  };
-  const hasPods = props.pods.length > 0;
-
-  React.useEffect(() => {
-    if (!hasPods) {
-      return;
-    }
-    const abort = new AbortController();
-    const buffer = new LogBuffer();
-    setText('');
-    setMessage('');
-    setState('streaming');
-    let frame: ReturnType<typeof setTimeout> | null = null;
-    const flush = (): void => {
-      frame = null;
-      setText(buffer.text);
-    };
-    streamLogs(
-      settings,
-      jobRef.kind,
-      jobRef.name,
-      { tail, follow, pod: pod || undefined },
-      abort.signal,
-      chunk => {
-        buffer.append(chunk);
-        // Coalesce chunks into one render per 100 ms.
-        frame ??= setTimeout(flush, 100);
-      }
-    )
-      .then(() => {
-        if (!abort.signal.aborted) {
-          flush();
-          setState('ended');
-        }
-      })
-      .catch(error => {
-        if (!abort.signal.aborted) {
-          flush();
-          setState('error');
-          setMessage(error instanceof Error ? error.message : String(error));
-        }
-      });
-    return () => {
-      abort.abort();
-      if (frame !== null) {
-        clearTimeout(frame);
-      }
-    };
-  }, [
-    settings,
-    jobRef.kind,
-    jobRef.name,
-    pod,
-    tail,
-    follow,
-    generation,
-    hasPods
-  ]);
-
-  React.useEffect(() => {
-    if (follow && pre.current) {
-      pre.current.scrollTop = pre.current.scrollHeight;
-    }
-  }, [text, follow]);
-
-  return (
-    <section aria-label="Logs" className="jp-accel-section jp-accel-logs">
-      <h3 className="jp-accel-section-title">Logs</h3>
-      <div className="jp-accel-logs-controls">
-        <label>
-          Pod{' '}
-          <select value={pod} onChange={e => setPod(e.target.value)}>
-            <option value="">default (head / master)</option>
-            {props.pods.map(p => (
-              <option key={p} value={p}>
-                {p}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Tail{' '}
-          <input
-            type="number"
-            min={0}
-            max={100000}
-            value={tailDraft}
-            onChange={e => setTailDraft(e.target.value)}
-            // Applied on Enter or leaving the field: one request, not one per keystroke.
-            onBlur={commitTail}
-            onKeyDown={e => {
-              if (e.key === 'Enter') {
-                commitTail();
-              }
-            }}
-          />
-        </label>
-        <label>
-          <input
-            type="checkbox"
-            checked={follow}
-            onChange={e => setFollow(e.target.checked)}
-          />{' '}
-          Follow
-        </label>
-        <button
-          type="button"
-          className="jp-mod-styled jp-accel-button"
-          onClick={() => setGeneration(generation + 1)}
-        >
-          Reload logs
-        </button>
-        <span
-          className="jp-accel-muted"
-          data-state={state}
-          aria-label="Log state"
-        >
-          {state === 'streaming'
-            ? follow
-              ? 'following…'
-              : 'loading…'
-            : state === 'ended'
-              ? 'end of log'
-              : ''}
-        </span>
-      </div>
-      {!hasPods && <p className="jp-accel-muted">No pods yet, so no logs.</p>}
-      {message && (
-        <p className="jp-accel-error" role="alert">
-          {message}
-        </p>
-      )}
-      <pre
-        ref={pre}
-        className="jp-accel-log-text"
-        tabIndex={0}
-        aria-label="Log output"
-      >
-        {text}
-      </pre>
-    </section>
   );
 }

@@ -1,0 +1,176 @@
+/**
+ * The logs part of the job detail tab: a pod's log streamed with tail and
+ * follow, one render per 100 ms however fast it comes.
+ */
+import { ServerConnection } from '@jupyterlab/services';
+import * as React from 'react';
+
+import type { IJobRef } from '../detail';
+import { LogBuffer, streamLogs } from '../logs';
+
+export function LogsView(props: {
+  settings: ServerConnection.ISettings;
+  jobRef: IJobRef;
+  pods: string[];
+  /** Whether the job still runs: only then does following make sense. */
+  live: boolean;
+}): JSX.Element {
+  const { settings, jobRef } = props;
+  const [pod, setPod] = React.useState('');
+  const [tail, setTail] = React.useState(200);
+  const [tailDraft, setTailDraft] = React.useState('200');
+  const [follow, setFollow] = React.useState(props.live);
+  const [text, setText] = React.useState('');
+  const [state, setState] = React.useState<
+    'idle' | 'streaming' | 'ended' | 'error'
+  >('idle');
+  const [message, setMessage] = React.useState('');
+  const [generation, setGeneration] = React.useState(0);
+  const pre = React.useRef<HTMLPreElement>(null);
+  const commitTail = (): void => {
+    const n = Math.min(100000, Math.max(0, Math.floor(Number(tailDraft)) || 0));
+    setTailDraft(String(n));
+    setTail(n);
+  };
+  const hasPods = props.pods.length > 0;
+
+  React.useEffect(() => {
+    if (!hasPods) {
+      return;
+    }
+    const abort = new AbortController();
+    const buffer = new LogBuffer();
+    setText('');
+    setMessage('');
+    setState('streaming');
+    let frame: ReturnType<typeof setTimeout> | null = null;
+    const flush = (): void => {
+      frame = null;
+      setText(buffer.text);
+    };
+    streamLogs(
+      settings,
+      jobRef.kind,
+      jobRef.name,
+      { tail, follow, pod: pod || undefined },
+      abort.signal,
+      chunk => {
+        buffer.append(chunk);
+        // Coalesce chunks into one render per 100 ms.
+        frame ??= setTimeout(flush, 100);
+      }
+    )
+      .then(() => {
+        if (!abort.signal.aborted) {
+          flush();
+          setState('ended');
+        }
+      })
+      .catch(error => {
+        if (!abort.signal.aborted) {
+          flush();
+          setState('error');
+          setMessage(error instanceof Error ? error.message : String(error));
+        }
+      });
+    return () => {
+      abort.abort();
+      if (frame !== null) {
+        clearTimeout(frame);
+      }
+    };
+  }, [
+    settings,
+    jobRef.kind,
+    jobRef.name,
+    pod,
+    tail,
+    follow,
+    generation,
+    hasPods
+  ]);
+
+  React.useEffect(() => {
+    if (follow && pre.current) {
+      pre.current.scrollTop = pre.current.scrollHeight;
+    }
+  }, [text, follow]);
+
+  return (
+    <section aria-label="Logs" className="jp-accel-section jp-accel-logs">
+      <h3 className="jp-accel-section-title">Logs</h3>
+      <div className="jp-accel-logs-controls">
+        <label>
+          Pod{' '}
+          <select value={pod} onChange={e => setPod(e.target.value)}>
+            <option value="">default (head / master)</option>
+            {props.pods.map(p => (
+              <option key={p} value={p}>
+                {p}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Tail{' '}
+          <input
+            type="number"
+            min={0}
+            max={100000}
+            value={tailDraft}
+            onChange={e => setTailDraft(e.target.value)}
+            // Applied on Enter or leaving the field: one request, not one per keystroke.
+            onBlur={commitTail}
+            onKeyDown={e => {
+              if (e.key === 'Enter') {
+                commitTail();
+              }
+            }}
+          />
+        </label>
+        <label>
+          <input
+            type="checkbox"
+            checked={follow}
+            onChange={e => setFollow(e.target.checked)}
+          />{' '}
+          Follow
+        </label>
+        <button
+          type="button"
+          className="jp-mod-styled jp-accel-button"
+          onClick={() => setGeneration(generation + 1)}
+        >
+          Reload logs
+        </button>
+        <span
+          className="jp-accel-muted"
+          data-state={state}
+          aria-label="Log state"
+        >
+          {state === 'streaming'
+            ? follow
+              ? 'following…'
+              : 'loading…'
+            : state === 'ended'
+              ? 'end of log'
+              : ''}
+        </span>
+      </div>
+      {!hasPods && <p className="jp-accel-muted">No pods yet, so no logs.</p>}
+      {message && (
+        <p className="jp-accel-error" role="alert">
+          {message}
+        </p>
+      )}
+      <pre
+        ref={pre}
+        className="jp-accel-log-text"
+        tabIndex={0}
+        aria-label="Log output"
+      >
+        {text}
+      </pre>
+    </section>
+  );
+}
