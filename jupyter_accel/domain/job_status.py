@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
+from ..models.fit import PendingAhead
 from ..models.jobs import JobKind, JobStatus, JobView, PodSummary
 from . import labels as L
 from .builders import pod_sets
@@ -293,13 +294,15 @@ def job_view(
     eta: StartEstimate | None = None,
     now: datetime | None = None,
     limit_ceiling: int = 0,
+    ahead: Sequence[PendingAhead] = (),
 ) -> JobView:
     """The JobView of a job CR. `pods`: its pods (select_pods); `position`: from the visibility API.
 
     known_accelerators None counts every resource besides cpu/memory/ephemeral-storage/hugepages as one.
     writable False (a read-only server): the display offers no actions. eta: the start estimate of a queued job
     (eta.estimate_start); now: for the time left of a job with a maximum run time (None: the time of the call);
-    limit_ceiling: the admin's longest time limit (0: none), past which no extension is offered.
+    limit_ceiling: the admin's longest time limit (0: none), past which no extension is offered; ahead: the
+    workloads before a queued job that compete with it (kept only while it is queued and can start as sized).
     """
     spec = _spec(obj)
     meta = obj.get("metadata") or {}
@@ -353,6 +356,7 @@ def job_view(
         end_time=end,
         max_run_seconds=limit,
         stops_at=stop[0].isoformat().replace("+00:00", "Z") if stop else None,
+        ahead=list(ahead) if status is JobStatus.queued and not never else [],
         starts_by=queued_eta.at.isoformat().replace("+00:00", "Z") if queued_eta and queued_eta.at else None,
         accelerators=accelerators_held(pods, known_accelerators),
         accelerators_requested=accelerators_requested(obj, known_accelerators),

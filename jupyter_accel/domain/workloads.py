@@ -44,6 +44,7 @@ _MAXCAP_SUM = re.compile(
     r"\((?P<max>[\w.]+)\)"
 )
 _UNCOVERED = re.compile(r"resource (?P<res>[\w./-]+) unavailable in ClusterQueue")
+_TRIED_FLAVOR = re.compile(r" in flavor ([\w.-]+)")  # Kueue's flavor-assignment messages name the flavor tried
 
 Positions = dict[tuple[str, str], tuple[int | None, int | None]]
 
@@ -51,6 +52,12 @@ Positions = dict[tuple[str, str], tuple[int | None, int | None]]
 def _hhmm(timestamp: str | None) -> str | None:
     at = parse_time(timestamp)
     return clock(at) if at else None
+
+
+def tried_flavor(wl: dict[str, Any] | None) -> str | None:
+    """The flavor Kueue last tried for a pending workload (its QuotaReserved message names it), if any."""
+    found = _TRIED_FLAVOR.search(str((condition(wl, "QuotaReserved") or {}).get("message") or ""))
+    return found.group(1) if found else None
 
 
 def pod_set_requests(wl: dict[str, Any]) -> list[tuple[str, int, dict[str, Decimal]]]:

@@ -13,6 +13,7 @@ from typing import Annotated, Any
 from pydantic import AfterValidator, BeforeValidator, Field, WithJsonSchema
 
 from .base import Tone, Visibility, Wire
+from .fit import PendingAhead
 from .kinds import JobKind
 
 # Job names end up in Service and pod host names (`<job>-head-svc`, `<rayjob>-xxxxx-head-svc`, `<job>-worker-63`),
@@ -278,6 +279,11 @@ class JobView(Wire):
     stops_at: str | None = Field(None, description="RFC 3339: when Kueue stops it, if admitted with a limit.")
     starts_by: str | None = Field(
         None, description="RFC 3339: queued, the latest start if the jobs ahead stop in time."
+    )
+    ahead: list[PendingAhead] = Field(
+        default_factory=list,
+        description="Queued: the workloads before it in its LocalQueue that compete for the same accelerators and "
+        "flavor (owner, size, priority, place), as far as this account sees them.",
     )
     accelerators: dict[str, int] = Field(
         default_factory=dict, description="Accelerators held now: requests of running pods."

@@ -3,15 +3,15 @@ each queued Workload's estimate comes from domain/eta.py with the visible quota 
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from ..domain.eta import StartEstimate, estimate_start
-from ..domain.objects import condition, has_true
-from ..domain.workloads import total_requests
+from ..domain.fit.assess import pending_ahead
+from ..domain.fit.wire import pending_ahead as ahead_wire
+from ..domain.objects import has_true
+from ..domain.workloads import total_requests, tried_flavor
+from ..models import PendingAhead
 from .ports import Caches
-
-_TRIED_FLAVOR = re.compile(r" in flavor ([\w.-]+)")  # Kueue's flavor-assignment messages name the flavor tried
 
 
 class EtaIndex:
@@ -48,7 +48,6 @@ def start_estimate(hub: Caches, wl: dict[str, Any], index: EtaIndex) -> StartEst
     needs = {r: v for r, v in total_requests(wl).items() if r in index.wanted and v > 0}
     mine = index.position(wl)
     ahead = [] if mine is None else [req for pos, req in index.queued.get(queue, []) if pos < mine]
-    tried = _TRIED_FLAVOR.search(str((condition(wl, "QuotaReserved") or {}).get("message") or ""))
     return estimate_start(
         needs,
         cluster_queue=cq,
@@ -56,5 +55,21 @@ def start_estimate(hub: Caches, wl: dict[str, Any], index: EtaIndex) -> StartEst
         ahead=ahead,
         cluster_queues=hub.items("clusterqueues") if hub.readable("clusterqueues") else None,
         cohorts=hub.items("cohorts") if hub.readable("cohorts") else None,
-        flavor=tried.group(1) if tried else None,
+        flavor=tried_flavor(wl),
     )
+
+
+def queued_ahead(
+    hub: Caches, wl: dict[str, Any], index: EtaIndex, workloads: list[dict[str, Any]]
+) -> list[PendingAhead]:
+    """The workloads before a queued one in its LocalQueue (the visibility API's order) that compete for the same
+    accelerators on the same flavor: the fit check's rule (fit.assess.pending_ahead), with the flavor Kueue tried."""
+    mine = index.position(wl)
+    if mine is None or has_true(wl, "QuotaReserved"):
+        return []
+    queue = (wl.get("spec") or {}).get("queueName") or ""
+    before = [i for i in hub.pending.get(queue, []) if (i.get("positionInLocalQueue") or 0) < mine]
+    competing = {r for r, v in total_requests(wl).items() if r in index.wanted and v > 0}
+    priority = int((wl.get("spec") or {}).get("priority") or 0)
+    found = pending_ahead(before, priority, competing or None, workloads, flavor=tried_flavor(wl))
+    return [ahead_wire(a) for a in sorted(found, key=lambda a: -1 if a.position is None else a.position)]

@@ -36,7 +36,7 @@ from ..models import (
 )
 from . import launch
 from .errors import Conflict, Invalid, NotFound, NotVisible, ReadOnly
-from .estimates import EtaIndex, start_estimate
+from .estimates import EtaIndex, queued_ahead, start_estimate
 from .ports import Caches, JobSettings, Writer
 from .refusals import refusal
 
@@ -88,6 +88,7 @@ class JobsService:
             events=events.get((obj.get("kind") or "", obj["metadata"]["name"]), []),
             eta=start_estimate(self.hub, wl, eta) if wl is not None else None,
             limit_ceiling=self.settings.max_run_seconds_limit,
+            ahead=queued_ahead(self.hub, wl, eta, workloads) if wl is not None else (),
         )
 
     def list_jobs(self, scope: str) -> JobsResponse:

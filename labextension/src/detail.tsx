@@ -212,6 +212,42 @@ export function JobDetailView(props: {
           )}
         </div>
       </header>
+      {(job.ahead ?? []).length > 0 && (
+        <section aria-label="Queued ahead" className="jp-accel-section">
+          <h3 className="jp-accel-section-title">Queued ahead</h3>
+          <p className="jp-accel-muted">
+            Workloads before it that wait for the same accelerators.
+          </p>
+          <table className="jp-accel-table">
+            <thead>
+              <tr>
+                <th>Workload</th>
+                <th>Owner</th>
+                <th>Priority</th>
+                <th>In line</th>
+                <th>Asks for</th>
+              </tr>
+            </thead>
+            <tbody>
+              {(job.ahead ?? []).map(a => (
+                <tr key={a.name}>
+                  <td>{a.name}</td>
+                  <td>
+                    {a.owner_kind ? `${a.owner_kind}/${a.owner_name}` : '—'}
+                  </td>
+                  <td>{a.priority ?? '—'}</td>
+                  <td>{a.place ?? '—'}</td>
+                  <td>
+                    {Object.entries(a.requests_text ?? {})
+                      .map(([resource, text]) => `${text} ${resource}`)
+                      .join(', ') || '—'}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </section>
+      )}
       <section aria-label="Pods" className="jp-accel-section">
         <h3 className="jp-accel-section-title">Pods</h3>
         {(job.pods ?? []).length === 0 ? (

@@ -189,7 +189,11 @@ def test_jobs_and_detail():
         "position": 2,
         "accelerators_requested": {"nvidia.com/gpu": 4},
         "pods": [{"name": "ddp-1-master-0", "role": "master", "phase": "Pending", "reason": "SchedulingGated"}],
-    }
+        "ahead": [
+            {"name": "pytorchjob-big-1", "owner_kind": "PyTorchJob", "owner_name": "big", "priority": 100,
+             "position_in_local_queue": 0, "place": "1st in line", "requests": {"nvidia.com/gpu": 8}}
+        ],
+    }  # fmt: skip
     jobs = JobsResponse.model_validate(
         {"jobs": [job], "scope": "mine", "visibility": {"trainjob": Visibility(visible=False).model_dump()}}
     )
@@ -208,4 +212,5 @@ def test_jobs_and_detail():
     text = repr(View(detail))
     assert text.startswith("pytorch ddp-1: Queued")
     assert "ddp-1-master-0" in text and "SchedulingGated" in text and "queued by Kueue" in text
+    assert "Queued ahead" in text and "PyTorchJob/big" in text and "8 nvidia.com/gpu" in text.replace("\n", " ")
     assert "var(--jp-warn-color1" in View(detail)._repr_html_()

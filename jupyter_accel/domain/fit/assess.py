@@ -10,7 +10,7 @@ from ..accelerators import AcceleratorRegistry
 from ..objects import has_true
 from ..queues import cohort_of
 from ..resources import PodDemand
-from ..workloads import total_requests
+from ..workloads import total_requests, tried_flavor
 from .nodes import check_nodes, primary, role_result
 from .quota import RoleQuota, check_quota
 from .result import Ahead, FitAssessment, QueueHeld, QuotaSeen
@@ -23,12 +23,14 @@ def pending_ahead(
     priority: int,
     competing: set[str] | None = None,
     workloads: list[dict[str, Any]] | None = None,
+    flavor: str | None = None,
 ) -> list[Ahead]:
     """Pending entries that Kueue would consider before a new workload of `priority`: still without quota,
     active, unfinished, and of equal or higher priority. Accepts Workloads and visibility API items; a visibility
     item whose Workload is in `workloads` takes its requests from it. With `competing` (the accelerator resources
     the new workload asks for), an entry whose requests are known and ask for none of them is not ahead: it waits
-    for other quota."""
+    for other quota. With `flavor` (the flavor Kueue tries for it), an entry Kueue tried on another flavor is not
+    ahead either."""
     by_key = {
         ((w.get("metadata") or {}).get("namespace"), (w.get("metadata") or {}).get("name")): w for w in workloads or []
     }
@@ -41,12 +43,14 @@ def pending_ahead(
             spec = item["spec"]
             if has_true(item, "QuotaReserved") or has_true(item, "Finished") or spec.get("active") is False:
                 continue
-            prio, reqs, pos = spec.get("priority"), total_requests(item), None
+            prio, reqs, pos, known = spec.get("priority"), total_requests(item), None, item
         else:  # a PendingWorkload from the visibility API; its Workload, when cached, says what it asks for
             known = by_key.get((meta.get("namespace"), meta.get("name")))
             reqs = total_requests(known) if known else {}
             prio, pos = item.get("priority"), item.get("positionInLocalQueue")
         if (prio or 0) < priority:
+            continue
+        if flavor and (theirs := tried_flavor(known)) and theirs != flavor:
             continue
         if competing and reqs and not competing & {r for r, v in reqs.items() if v > 0}:
             continue

@@ -51,28 +51,31 @@ def fit_blocks(m: Any) -> list[Block]:
             )
         )
     if m.ahead:
-        out.append(
-            Table(
-                ["workload", "owner", "priority", "in line", "asks for"],
-                [
-                    [
-                        a.name,
-                        f"{a.owner_kind}/{a.owner_name}" if a.owner_kind else DASH,
-                        opt(a.priority),
-                        opt(a.place),
-                        texts_text(a.requests_text),
-                    ]
-                    for a in m.ahead
-                ],
-                caption="Queued ahead",
-            )
-        )
+        out.append(ahead_table(m.ahead))
     out += visibility_blocks(m.quota_visibility, "Quota")
     out += visibility_blocks(m.nodes_visibility, "Nodes")
     out += [Para(n, muted=True) for n in m.notes]
     if m.approximate:
         out.append(Para("Borrowing or bin-packing figures are estimates.", muted=True))
     return out
+
+
+def ahead_table(ahead: Any) -> Table:
+    """Workloads queued ahead (PendingAhead): of a fit check, or of a queued job."""
+    return Table(
+        ["workload", "owner", "priority", "in line", "asks for"],
+        [
+            [
+                a.name,
+                f"{a.owner_kind}/{a.owner_name}" if a.owner_kind else DASH,
+                opt(a.priority),
+                opt(a.place),
+                texts_text(a.requests_text),
+            ]
+            for a in ahead
+        ],
+        caption="Queued ahead",
+    )
 
 
 def _gpus(job: Any) -> str:
@@ -147,6 +150,8 @@ def job_blocks(j: Any) -> list[Block]:
 
 def job_detail_blocks(d: Any) -> list[Block]:
     out = job_blocks(d.job)
+    if d.job.ahead:
+        out.append(ahead_table(d.job.ahead))
     if d.dashboard_path:
         out.append(Para(f"Ray dashboard: <server>/{d.dashboard_path.lstrip('/')}", muted=True))
     if d.events:

@@ -1251,6 +1251,11 @@ export interface components {
                 [key: string]: number;
             };
             /**
+             * Ahead
+             * @description Queued: the workloads before it in its LocalQueue that compete for the same accelerators and flavor (owner, size, priority, place), as far as this account sees them.
+             */
+            ahead?: components["schemas"]["PendingAhead"][];
+            /**
              * Cluster Queue
              * @default null
              */
