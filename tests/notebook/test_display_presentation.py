@@ -92,6 +92,9 @@ def test_kinds_read_as_the_server_calls_them_when_its_kinds_are_at_hand():
     )
     assert "PyTorchJob" in repr(View(jobs, kinds=KINDS))
     assert "PyTorchJob" not in repr(View(jobs)) and "pytorch" in repr(View(jobs))
+    job = View(jobs.jobs[0], kinds=KINDS)
+    assert repr(job).startswith("pytorch ddp-1: Running")  # as the magics name it: %accel status --kind pytorch
+    assert "PyTorchJob, namespace a" in repr(job)
 
 
 def test_info_lists_the_kinds_once_with_the_default_and_the_connection_in_the_servers_words():

@@ -115,12 +115,13 @@ def jobs_blocks(m: Any) -> list[Block]:
 
 def job_blocks(j: Any) -> list[Block]:
     out: list[Block] = [
-        Heading(f"{kind_text(j.kind)} {j.name}: {j.display.label}", tone=enum_text(j.display.tone)),
+        Heading(f"{enum_text(j.kind)} {j.name}: {j.display.label}", tone=enum_text(j.display.tone)),
         Para(j.display.sentence),
         *([Para(t) for t in (j.display.eta, j.display.time_limit) if t]),
         *([Para(f"Kueue: {j.display.detail}", muted=True)] if j.display.detail else []),
     ]
-    facts = [f"namespace {j.namespace}", f"queue {opt(j.queue)}"]
+    # the heading names the job as the magics take it (kind and name); the facts say what the kind is called
+    facts = [kind_text(j.kind), f"namespace {j.namespace}", f"queue {opt(j.queue)}"]
     if j.display.place:
         facts.append(j.display.place)
     if j.accelerators_requested or j.accelerators:
