@@ -28,7 +28,8 @@ from .objects import sentence as _sentence
 from .presentation import FINISHED, job_display, pod_tone
 from .resources import pod_requests
 from .time_limit import current_limit, stopped_at_limit, stopped_sentence
-from .workloads import describe
+from .workload_state import NEVER
+from .workloads import Reading
 
 _POD_START_WAITING = ("ContainerCreating", "PodInitializing")
 
@@ -182,12 +183,12 @@ def accelerators_requested(obj: Mapping[str, Any], known: Sequence[str] | None =
 # ----------------------------------------------------------------------------------------------- Kueue side
 
 
-def _queue_sentence(workload: Mapping[str, Any]) -> tuple[str, bool]:
-    """(the sentence, whether it can never be admitted as is) of a job waiting in Kueue: the same words as its
-    Workload's in /workloads (workloads.describe), so one Workload never reads two ways. Its place in line is
-    the display's own (JobDisplay.place)."""
-    _, why, text = describe(dict(workload))
-    return _sentence(text) or "Queued.", why == "ExceedsMaxQuota"
+def _queue_sentence(workload: Mapping[str, Any], reading: Reading | None = None) -> tuple[str, bool]:
+    """(the sentence, whether it can never be admitted as is) of a job waiting in Kueue: its Workload's words in
+    /workloads, read through the same Reading (workloads.describe), so one Workload never reads two ways. Its place
+    in line is the display's own (JobDisplay.place)."""
+    _, why, text = (reading or Reading()).describe(dict(workload))
+    return _sentence(text) or "Queued.", why in NEVER
 
 
 def kueue_detail(workload: Mapping[str, Any] | None) -> str | None:
@@ -214,6 +215,7 @@ def derive_status(
     workload: Mapping[str, Any] | None,
     pods: Sequence[Mapping[str, Any]],
     events: Sequence[Mapping[str, Any]] = (),
+    reading: Reading | None = None,
 ) -> tuple[JobStatus, str | None]:
     """The unified status of a job and one sentence on why. `pods`: the job's pods (select_pods); `events`: those
     about the job itself (a failed job's exit code and last line, once its pods are gone)."""
@@ -238,7 +240,7 @@ def derive_status(
         if _get(workload, "spec", "active") is False:
             return JobStatus.suspended, "Stopped: its Kueue Workload is deactivated; resume to queue it again."
         if not _is_true(_cond(workload, "Admitted")):  # waiting for quota, or for admission checks
-            return JobStatus.queued, _queue_sentence(workload)[0]
+            return JobStatus.queued, _queue_sentence(workload, reading)[0]
         if suspended:  # admitted; the operator has not caught up yet
             cq = _get(workload, "status", "admission", "clusterQueue")
             return JobStatus.admitted, _sentence(f"Admitted in ClusterQueue {cq}" if cq else "Admitted", "starting it")
@@ -295,6 +297,7 @@ def job_view(
     now: datetime | None = None,
     limit_ceiling: int = 0,
     ahead: Sequence[PendingAhead] = (),
+    reading: Reading | None = None,
 ) -> JobView:
     """The JobView of a job CR. `pods`: its pods (select_pods); `position`: from the visibility API.
 
@@ -302,13 +305,14 @@ def job_view(
     writable False (a read-only server): the display offers no actions. eta: the start estimate of a queued job
     (eta.estimate_start); now: for the time left of a job with a maximum run time (None: the time of the call);
     limit_ceiling: the admin's longest time limit (0: none), past which no extension is offered; ahead: the
-    workloads before a queued job that compete with it (kept only while it is queued and can start as sized).
+    workloads before a queued job that compete with it (kept only while it is queued and can start as sized);
+    reading: what its Workload's sentence reads besides the Workload, the same as /workloads passes.
     """
     spec = _spec(obj)
     meta = obj.get("metadata") or {}
     labels = dict(meta.get("labels") or {})
-    status, reason = derive_status(obj, workload, pods, events)
-    never = status is JobStatus.queued and workload is not None and _queue_sentence(workload)[1]
+    status, reason = derive_status(obj, workload, pods, events, reading)
+    never = status is JobStatus.queued and workload is not None and _queue_sentence(workload, reading)[1]
     limit = current_limit(obj, workload)
     stop = deadline(dict(workload)) if workload is not None and status not in FINISHED else None
     queued_eta = eta if status is JobStatus.queued and not never else None

@@ -9,7 +9,7 @@ from ..domain.eta import StartEstimate, estimate_start
 from ..domain.fit.assess import pending_ahead
 from ..domain.fit.wire import pending_ahead as ahead_wire
 from ..domain.objects import has_true
-from ..domain.workloads import total_requests, tried_flavor
+from ..domain.workload_state import total_requests, tried_flavor
 from ..models import PendingAhead
 from .ports import Caches
 

@@ -38,6 +38,7 @@ from . import launch
 from .errors import Conflict, Invalid, NotFound, NotVisible, ReadOnly
 from .estimates import EtaIndex, queued_ahead, start_estimate
 from .ports import Caches, JobSettings, Writer
+from .reads import workload_reading
 from .refusals import refusal
 
 if TYPE_CHECKING:
@@ -70,7 +71,9 @@ class JobsService:
             out.setdefault((about.get("kind") or "", about.get("name") or ""), []).append(e)
         return out
 
-    def _view(self, obj: dict[str, Any], positions, workloads, pods, known, events=None, eta=None) -> JobView:
+    def _view(
+        self, obj: dict[str, Any], positions, workloads, pods, known, events=None, eta=None, reading=None
+    ) -> JobView:
         wl = find_workload_for_job(workloads, obj)
         pos = None
         if wl is not None:
@@ -78,6 +81,7 @@ class JobsService:
             pos = lq_pos
         events = self._job_events() if events is None else events
         eta = EtaIndex(workloads, positions, self.namespace, known) if eta is None else eta
+        reading = workload_reading(self.hub) if reading is None else reading
         return job_view(
             obj,
             workload=wl,
@@ -89,6 +93,7 @@ class JobsService:
             eta=start_estimate(self.hub, wl, eta) if wl is not None else None,
             limit_ceiling=self.settings.max_run_seconds_limit,
             ahead=queued_ahead(self.hub, wl, eta, workloads) if wl is not None else (),
+            reading=reading,
         )
 
     def list_jobs(self, scope: str) -> JobsResponse:
@@ -96,6 +101,7 @@ class JobsService:
         workloads, pods, known = self.hub.items("workloads"), self.hub.items("pods"), self.known_accelerators()
         positions, events = self._positions(), self._job_events()
         eta = EtaIndex(workloads, positions, self.namespace, known)  # once per list: not once per queued job
+        reading = workload_reading(self.hub)  # what /workloads reads too
         workbench = self.settings.workbench_label
         views: list[JobView] = []
         visibility: dict[str, Visibility] = {}
@@ -109,7 +115,7 @@ class JobsService:
                 obj = self._typed(info, obj)
                 if scope == "mine" and not _mine(obj, workbench):
                     continue
-                views.append(self._view(obj, positions, workloads, pods, known, events, eta))
+                views.append(self._view(obj, positions, workloads, pods, known, events, eta, reading))
         views.sort(key=lambda v: v.created or "", reverse=True)
         return JobsResponse(jobs=views, scope=scope, kinds_served=self.served_kinds(), visibility=visibility)
 

@@ -11,7 +11,7 @@ from ..cluster.informer import CacheState
 from ..domain.hardware_profiles import list_profiles
 from ..domain.inventory import InventoryMemo, build_inventory
 from ..domain.queues import build_queues
-from ..domain.workloads import build_workloads
+from ..domain.workloads import Reading, build_workloads, positions_from_summaries
 from ..models import (
     HardwareProfilesResponse,
     InventoryNodesResponse,
@@ -134,6 +134,17 @@ def pending_summaries(hub: Caches) -> list[dict[str, Any]] | None:
     if pending_state(hub) in (CacheState.forbidden, CacheState.absent, CacheState.starting):
         return None
     return [{"items": items} for items in hub.pending.values()]
+
+
+def workload_reading(hub: Caches) -> Reading:
+    """What a Workload's sentence reads besides the Workload, from the caches: what /workloads reads (below), and
+    /jobs too (services/jobs.py), so one Workload reads the same in both."""
+    return Reading.of(
+        readable_items(hub, "workloads"),
+        local_queues=readable_items(hub, "localqueues"),
+        cluster_queues=readable_items(hub, "clusterqueues"),
+        positions=positions_from_summaries(*(pending_summaries(hub) or [])),
+    )
 
 
 def workloads(hub: Caches) -> WorkloadsResponse:

@@ -11,7 +11,7 @@ from jupyter_accel.domain.fit import check_fit
 from jupyter_accel.domain.inventory import build_inventory
 from jupyter_accel.domain.job_status import job_view, pod_reason
 from jupyter_accel.domain.resources import PodDemand
-from jupyter_accel.domain.workloads import describe
+from jupyter_accel.domain.workload_state import describe
 from jupyter_accel.models import FitVerdict, JobStatus, Tone
 
 REG = AcceleratorRegistry()
@@ -81,7 +81,7 @@ def test_a_job_too_big_for_its_queue_can_never_start_and_has_no_place_in_line():
             ]
         },
     }
-    _, why, sentence = describe(wl, cluster_queue="team-a-cq", position=(0, 0))
+    _, why, sentence = describe(wl, cluster_queue="team-a-cq")
     assert why == "ExceedsMaxQuota"
     assert sentence == (
         "Can never be admitted as is: needs 16 nvidia.com/gpu but ClusterQueue team-a-cq can hold at most 12 "

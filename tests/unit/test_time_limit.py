@@ -8,7 +8,7 @@ import pytest
 
 from jupyter_accel.domain.job_status import derive_status, job_view
 from jupyter_accel.domain.time_limit import LimitRefused, current_limit, plan_limit, stopped_at_limit
-from jupyter_accel.domain.workloads import describe
+from jupyter_accel.domain.workload_state import describe
 from jupyter_accel.models import JobAction, JobStatus
 
 LABEL = "kueue.x-k8s.io/max-exec-time-seconds"

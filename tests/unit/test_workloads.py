@@ -27,10 +27,9 @@ def test_waiting_for_quota_sentence_with_cluster_queue_numbers():
     v = workload_view(pending(), cluster_queue="team-a-cq", cq=cq, position=(2, 5))
     assert v.state == WorkloadState.pending
     assert v.message == (
-        "Waiting for quota in ClusterQueue team-a-cq: needs 4 nvidia.com/gpu on flavor "
-        "nvidia-h100-80gb, 6 of 8 in use; 3rd in line in LocalQueue team-a-queue"
-    )
-    assert (v.position_in_local_queue, v.position_in_cluster_queue) == (2, 5)
+        "Waiting for quota in ClusterQueue team-a-cq: needs 4 nvidia.com/gpu on flavor nvidia-h100-80gb, 6 of 8 in use"
+    )  # its place travels beside the sentence, as for a job
+    assert (v.position_in_local_queue, v.position_in_cluster_queue, v.place) == (2, 5, "3rd in line")
 
 
 def test_waiting_for_quota_without_cluster_queue_access():
@@ -73,7 +72,7 @@ def test_granular_reasons_and_passthrough():
     v = workload_view(pending("LocalQueue team-a-queue doesn't exist", reason="Inadmissible"))
     assert v.message == "Cannot be admitted: LocalQueue team-a-queue doesn't exist"
     v = workload_view(pending("something new", reason="Pending"), cluster_queue="cq", position=(0, None))
-    assert v.message == "Waiting for quota in ClusterQueue cq: something new; 1st in line in LocalQueue team-a-queue"
+    assert (v.message, v.place) == ("Waiting for quota in ClusterQueue cq: something new", "1st in line")
     assert workload_view(workload("new")).message == "Waiting to be evaluated by Kueue"
 
 
@@ -147,7 +146,11 @@ def test_evicted_pods_ready_timeout_and_preempted():
         ),
     ]
     v = workload_view(workload("w", conditions=conds))
-    assert v.message.startswith("Preempted to make room for another workload: Preempted to accommodate")
+    assert v.message == (
+        "Preempted at 12:03 UTC by a workload not visible to your account: it has a higher priority in the same "
+        "ClusterQueue; queued again"
+    )
+    assert v.reason == "InClusterQueue"
 
 
 def test_finished_and_deactivated():
@@ -232,7 +235,7 @@ def test_build_workloads_maps_queue_to_cluster_queue_and_sorts_newest_first():
     assert [w.name for w in resp.workloads] == ["rayjob-new-ffff0", "rayjob-rj-1a2b3"]
     w = resp.workloads[1]
     assert w.cluster_queue == "team-a-cq" and w.position_in_local_queue == 1
-    assert "6 of 8 in use; 2nd in line in LocalQueue team-a-queue" in w.message
+    assert w.message.endswith("6 of 8 in use") and w.place == "2nd in line"
     no_pos = build_workloads([old])
     assert no_pos.positions_visibility.visible is False and no_pos.workloads[0].position_in_local_queue is None
     assert build_workloads(None).visibility.visible is False

@@ -10,7 +10,7 @@ from ..accelerators import AcceleratorRegistry
 from ..objects import has_true
 from ..queues import cohort_of
 from ..resources import PodDemand
-from ..workloads import total_requests, tried_flavor
+from ..workload_state import total_requests, tried_flavor
 from .nodes import check_nodes, primary, role_result
 from .quota import RoleQuota, check_quota
 from .result import Ahead, FitAssessment, QueueHeld, QuotaSeen
