@@ -67,7 +67,12 @@ def trim_node(node: dict[str, Any]) -> dict[str, Any]:
         "status": {
             "capacity": status.get("capacity"),
             "allocatable": status.get("allocatable"),
-            "conditions": [c for c in status.get("conditions") or [] if c.get("type") == "Ready"],
+            # Ready only, without its heartbeat time: a heartbeat is then no change (informer.same_object)
+            "conditions": [
+                {k: v for k, v in c.items() if k != "lastHeartbeatTime"}
+                for c in status.get("conditions") or []
+                if c.get("type") == "Ready"
+            ],
         },
     }
 

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from jupyter_accel.cluster.trim import trim_pod
+from jupyter_accel.cluster.informer import Informer, Resource, same_object
+from jupyter_accel.cluster.trim import trim_node, trim_pod
 from jupyter_accel.domain.job_status import pod_reason
 from jupyter_accel.domain.resources import pod_requests
 
 GPU = "nvidia.com/gpu"
+changes: list[str] = []
 
 
 def test_a_sidecar_holds_its_devices_after_trimming():
@@ -53,3 +55,45 @@ def test_a_crash_looping_container_keeps_its_last_exit():
     assert "image" not in trimmed["status"]["containerStatuses"][0]
     assert pod_reason(trimmed) == pod_reason(pod)
     assert "code 3" in (pod_reason(trimmed) or "")
+
+
+def _node(rv: str, heartbeat: str, gpus: str = "8", ready: str = "True") -> dict:
+    return {
+        "metadata": {"name": "gpu-1", "resourceVersion": rv, "labels": {"nvidia.com/gpu.product": "H100"}},
+        "spec": {},
+        "status": {
+            "capacity": {"nvidia.com/gpu": gpus},
+            "allocatable": {"nvidia.com/gpu": gpus},
+            "conditions": [
+                {"type": "Ready", "status": ready, "lastHeartbeatTime": heartbeat, "lastTransitionTime": "t0"},
+                {"type": "MemoryPressure", "status": "False", "lastHeartbeatTime": heartbeat},
+            ],
+        },
+    }
+
+
+def test_a_heartbeat_changes_nothing_that_is_read():
+    informer = Informer(None, Resource("nodes", "", "v1", "nodes", False, trim_node), None, changes.append)  # type: ignore[arg-type]
+    changes.clear()
+    informer._apply({"type": "ADDED", "object": _node("1", "10:00")})
+    assert (informer.revision, changes) == (1, ["nodes"])
+    informer._apply({"type": "MODIFIED", "object": _node("2", "10:05")})  # a heartbeat: no change, no push
+    assert (informer.revision, changes) == (1, ["nodes"])
+    assert informer.get("gpu-1")["metadata"]["resourceVersion"] == "2"  # yet the newest copy is kept
+    informer._apply({"type": "MODIFIED", "object": _node("3", "10:10", gpus="4")})  # what the inventory reads
+    assert (informer.revision, changes) == (2, ["nodes", "nodes"])
+    informer._apply({"type": "MODIFIED", "object": _node("4", "10:15", gpus="4", ready="False")})
+    assert informer.revision == 3
+    informer._apply({"type": "DELETED", "object": _node("5", "10:15")})
+    informer._apply({"type": "DELETED", "object": _node("6", "10:15")})  # already gone: no change
+    assert informer.revision == 4 and informer.items() == []
+
+
+def test_same_object_ignores_only_the_resource_version():
+    a = trim_node(_node("1", "10:00"))
+    assert same_object(a, trim_node(_node("2", "11:00")))
+    assert not same_object(a, trim_node(_node("2", "11:00", ready="Unknown")))
+    assert not same_object(None, a)
+    labelled = _node("2", "10:00")
+    labelled["metadata"]["labels"]["nvidia.com/gpu.product"] = "H200"
+    assert not same_object(a, trim_node(labelled))
