@@ -85,9 +85,12 @@ class AccelApp(ExtensionApp):
         from .api.views import Views
         from .cluster.session import ClusterSession
         from .push import Broadcaster
+        from .services.idle import IdleWatch
         from .services.reads import Inventory
 
         self.session = ClusterSession(self.accel_config)
+        self.idle_watch = IdleWatch(self.accel_config.idle_warning_seconds)
+        self.idle_watch.start(self._idle_round, self.is_read)
         self.views = Views()
         self.inventory = Inventory(self.registry)
         self.broadcaster = Broadcaster(
@@ -99,6 +102,8 @@ class AccelApp(ExtensionApp):
 
     async def stop_extension(self) -> None:
         self._stopped = True
+        if getattr(self, "idle_watch", None) is not None:
+            self.idle_watch.stop()
         if self.hub is not None:
             hub, self.hub = self.hub, None
             await asyncio.get_running_loop().run_in_executor(None, hub.stop)
@@ -139,7 +144,23 @@ class AccelApp(ExtensionApp):
         from .services.jobs import JobsService
 
         cfg = self.accel_config
-        return JobsService(hub, ClusterWriter(hub.api, cfg.request_timeout), self.registry, self.job_settings())
+        writer = ClusterWriter(hub.api, cfg.request_timeout)
+        return JobsService(hub, writer, self.registry, self.job_settings(), getattr(self, "idle_watch", None))
+
+    def _idle_round(self) -> None:
+        """One round of the idle Ray cluster check (services/idle.py), in its thread: each interactive cluster
+        holding accelerators is asked through the API server's service proxy what it runs."""
+        from .cluster import rest
+        from .services.idle import candidates
+
+        hub = self.hub
+        if hub is None:
+            return
+        timeout = self.accel_config.request_timeout
+        self.idle_watch.poll(
+            candidates(self.jobs_service(hub)),
+            lambda path, query: rest.request(hub.api, "GET", path, query=query, timeout=timeout),
+        )
 
     def job_settings(self) -> JobSettings:
         from .services.ports import JobSettings

@@ -84,6 +84,13 @@ class AccelConfig(Configurable):
         0, help="The longest maximum run time a request may ask for (0: no ceiling); longer requests are refused."
     ).tag(config=True)
 
+    idle_warning_seconds = Int(
+        900,
+        help="Warn when an interactive Ray cluster holds accelerators and has run nothing (no Ray job, task or actor, "
+        "read from its Ray dashboard) for this many seconds; 0 turns the check off. Its dashboards are asked every "
+        "quarter of this (15 to 60 s), only while someone has the panel or a notebook client open.",
+    ).tag(config=True)
+
     read_only = Bool(False, help="Hide and refuse launching and controlling jobs.").tag(config=True)
 
     request_timeout = Float(10.0, help="Timeout in seconds of one Kubernetes call.").tag(config=True)

@@ -26,6 +26,7 @@ from .objects import field as _get
 from .objects import is_true as _is_true
 from .objects import sentence as _sentence
 from .presentation import FINISHED, job_display, pod_tone
+from .ray_activity import idle_warning
 from .resources import pod_requests
 from .time_limit import current_limit, stopped_at_limit, stopped_sentence
 from .workload_state import NEVER
@@ -298,6 +299,8 @@ def job_view(
     limit_ceiling: int = 0,
     ahead: Sequence[PendingAhead] = (),
     reading: Reading | None = None,
+    idle_since: datetime | None = None,
+    idle_after: int = 0,
 ) -> JobView:
     """The JobView of a job CR. `pods`: its pods (select_pods); `position`: from the visibility API.
 
@@ -306,7 +309,9 @@ def job_view(
     (eta.estimate_start); now: for the time left of a job with a maximum run time (None: the time of the call);
     limit_ceiling: the admin's longest time limit (0: none), past which no extension is offered; ahead: the
     workloads before a queued job that compete with it (kept only while it is queued and can start as sized);
-    reading: what its Workload's sentence reads besides the Workload, the same as /workloads passes.
+    reading: what its Workload's sentence reads besides the Workload, the same as /workloads passes;
+    idle_since / idle_after: since when its Ray cluster runs nothing (services/idle.py), and after how long that
+    is worth a warning while it holds accelerators.
     """
     spec = _spec(obj)
     meta = obj.get("metadata") or {}
@@ -318,6 +323,7 @@ def job_view(
     queued_eta = eta if status is JobStatus.queued and not never else None
     time_limit = time_limit_sentence(dict(workload), now or datetime.now(UTC), limit) if stop else None
     expired = stopped_at_limit(workload)
+    held = accelerators_held(pods, known_accelerators)
     extendable = (
         workload is not None
         and status not in FINISHED
@@ -348,6 +354,9 @@ def job_view(
             time_limit=time_limit,
             extendable=extendable,
             stopped_at_limit=expired,
+            warning=idle_warning(held, idle_since, now or datetime.now(UTC), idle_after)
+            if status is JobStatus.running and idle_after
+            else None,
         ),
         queue=labels.get(L.QUEUE_NAME) or wl_spec.get("queueName"),
         cluster_queue=_get(workload, "status", "admission", "clusterQueue"),
@@ -362,7 +371,7 @@ def job_view(
         stops_at=stop[0].isoformat().replace("+00:00", "Z") if stop else None,
         ahead=list(ahead) if status is JobStatus.queued and not never else [],
         starts_by=queued_eta.at.isoformat().replace("+00:00", "Z") if queued_eta and queued_eta.at else None,
-        accelerators=accelerators_held(pods, known_accelerators),
+        accelerators=held,
         accelerators_requested=accelerators_requested(obj, known_accelerators),
         pods=[pod_summary(p, spec) for p in pods],
         labels=labels,

@@ -73,6 +73,7 @@ def job_display(
     time_limit: str | None = None,
     extendable: bool = False,
     stopped_at_limit: bool = False,
+    warning: str | None = None,
 ) -> JobDisplay:
     """`never`: queued but it can never be admitted as sized (so no place in line is shown); `detail`: Kueue's
     own message."""
@@ -89,6 +90,7 @@ def job_display(
         time_limit=time_limit,
         finished=status in FINISHED,
         stopped_at_limit=stopped_at_limit,
+        warning=warning,
         actions=actions(status, writable, extendable=extendable, stopped_at_limit=stopped_at_limit),
     )
 

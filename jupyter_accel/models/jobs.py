@@ -237,6 +237,9 @@ class JobDisplay(Wire):
     )
     time_limit: str | None = Field(None, description="Admitted with a maximum run time: when Kueue stops it.")
     finished: bool = Field(description="It has ended (succeeded or failed); its logs no longer grow.")
+    warning: str | None = Field(
+        None, description="Something the user should act on, e.g. a Ray cluster holding accelerators that runs nothing."
+    )
     stopped_at_limit: bool = Field(
         False, description="Kueue stopped it at its time limit (nothing deleted); extending the limit queues it again."
     )

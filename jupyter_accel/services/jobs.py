@@ -43,15 +43,24 @@ from .refusals import refusal
 
 if TYPE_CHECKING:
     from ..domain.accelerators import AcceleratorRegistry
+    from .idle import IdleWatch
 
 
 class JobsService:
-    def __init__(self, hub: Caches, writer: Writer, registry: AcceleratorRegistry, settings: JobSettings):
+    def __init__(
+        self,
+        hub: Caches,
+        writer: Writer,
+        registry: AcceleratorRegistry,
+        settings: JobSettings,
+        idle: IdleWatch | None = None,
+    ):
         self.hub = hub
         self.writer = writer
         self.registry = registry
         self.settings = settings
         self.namespace = hub.namespace
+        self.idle = idle  # which interactive Ray clusters run nothing (services/idle.py); None: not watched
 
     # -- reading ---------------------------------------------------------------------------------------------
     def served_kinds(self) -> list[JobKind]:
@@ -94,6 +103,8 @@ class JobsService:
             limit_ceiling=self.settings.max_run_seconds_limit,
             ahead=queued_ahead(self.hub, wl, eta, workloads) if wl is not None else (),
             reading=reading,
+            idle_since=self.idle.idle_since((obj.get("metadata") or {}).get("uid")) if self.idle else None,
+            idle_after=self.idle.after if self.idle else 0,
         )
 
     def list_jobs(self, scope: str) -> JobsResponse:

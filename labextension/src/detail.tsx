@@ -149,6 +149,11 @@ export function JobDetailView(props: {
           <StatusBadge job={job} /> {job.display.sentence}
           {position && <span> · {position}</span>}
         </div>
+        {job.display.warning && (
+          <p className="jp-accel-tone-warn" role="note" aria-label="Warning">
+            {job.display.warning}
+          </p>
+        )}
         {(job.display.eta || job.display.time_limit) && (
           <p aria-label="Time">{job.display.eta ?? job.display.time_limit}</p>
         )}

@@ -117,7 +117,7 @@ def job_blocks(j: Any) -> list[Block]:
     out: list[Block] = [
         Heading(f"{enum_text(j.kind)} {j.name}: {j.display.label}", tone=enum_text(j.display.tone)),
         Para(j.display.sentence),
-        *([Para(t) for t in (j.display.eta, j.display.time_limit) if t]),
+        *([Para(t) for t in (j.display.warning, j.display.eta, j.display.time_limit) if t]),
         *([Para(f"Kueue: {j.display.detail}", muted=True)] if j.display.detail else []),
     ]
     # the heading names the job as the magics take it (kind and name); the facts say what the kind is called

@@ -983,6 +983,12 @@ export interface components {
              */
             time_limit: string | null;
             tone: components["schemas"]["Tone"];
+            /**
+             * Warning
+             * @description Something the user should act on, e.g. a Ray cluster holding accelerators that runs nothing.
+             * @default null
+             */
+            warning: string | null;
         };
         /**
          * JobKind

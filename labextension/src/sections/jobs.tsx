@@ -187,6 +187,11 @@ function JobRow(props: {
         {job.display.sentence}
         {position && <span className="jp-accel-position"> · {position}</span>}
       </div>
+      {job.display.warning && (
+        <div className="jp-accel-tone-warn jp-accel-job-warning" role="note">
+          {job.display.warning}
+        </div>
+      )}
       {(job.display.eta || job.display.time_limit) && (
         <div className="jp-accel-muted jp-accel-job-time">
           {job.display.eta ?? job.display.time_limit}
