@@ -67,8 +67,9 @@ def test_launcher_fit_check_and_submit(cluster_client, unique):
         launcher.gpus.value = 1
         assert str(launcher.fit_result.verdict) != "never_fits", launcher.fit_result.message
         launcher.job_name.value = name = unique("nbform")
+        launcher.max_run.value = "30m"
         job = launcher.submit()
-        assert job.name == name
+        assert job.name == name and job.max_run_seconds == 1800
         monitor = launcher.monitor
         assert launcher.monitor_box.children == (monitor,)
         assert launcher.submit_button.disabled

@@ -182,6 +182,7 @@ def test_jobs_and_detail():
             "tone": "warn",
             "sentence": "Waiting for quota: 8/8 nvidia.com/gpu reserved",
             "place": "3rd in line",
+            "eta": "Starts no later than ~14:20 UTC if the jobs ahead stop at their time limits.",
             "finished": False,
             "actions": ["suspend", "delete"],
         },
@@ -201,6 +202,7 @@ def test_jobs_and_detail():
     assert "Jobs launched from this workbench" in text
     assert "trainjob: not visible to your account" in text
     assert "0/4 nvidia.com/gpu" in text and "Waiting for quota" in text
+    assert "no later than ~14:20 UTC" in text  # the jobs table's time column: the estimate, or the time left
     detail = JobDetail.model_validate(
         {
             "job": job,

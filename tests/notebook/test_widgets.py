@@ -37,6 +37,11 @@ def test_launcher_checks_fields_as_the_user_edits(client):
     assert "lower-case" in launcher.fit_html.value
     launcher.job_name.value = "ok-name"
     assert launcher.fit_error.status == 503
+    launcher.max_run.value = "soon"
+    assert launcher.fit_error.field == "max_run_seconds" and launcher.fit_error.status is None
+    assert "not a duration" in launcher.fit_html.value
+    launcher.max_run.value = "1h30m"
+    assert launcher.request()["max_run_seconds"] == 5400 and launcher.fit_error.status == 503
     launcher.close()
 
 

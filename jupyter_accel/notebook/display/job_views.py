@@ -98,6 +98,7 @@ def jobs_blocks(m: Any) -> list[Block]:
             j.display.sentence,
             opt(j.queue),
             opt(j.display.place),
+            opt(j.display.time_limit or j.display.eta),
             _gpus(j),
             opt(j.created),
         ]
@@ -105,7 +106,7 @@ def jobs_blocks(m: Any) -> list[Block]:
     ]
     out.append(
         Table(
-            ["kind", "name", "status", "reason", "queue", "in line", "accelerators held/asked", "created"],
+            ["kind", "name", "status", "reason", "queue", "in line", "time", "accelerators held/asked", "created"],
             rows,
             empty="No jobs.",
         )

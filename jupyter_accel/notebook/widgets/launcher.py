@@ -10,7 +10,7 @@ import ipywidgets as w
 from .. import kinds as job_kinds
 from ..client import JOB_KINDS, AccelClient, AccelError, validate_request
 from ..display import Para, blocks, to_html, to_text
-from ..requests import DEFAULT_GPU_TYPE, job_request
+from ..requests import DEFAULT_GPU_TYPE, job_request, parse_duration
 from .live import error_html, model_html
 from .monitor import JobMonitor
 
@@ -49,6 +49,12 @@ class JobLauncher(w.VBox):
         self.memory = w.Text(
             description="Memory / worker", placeholder="(default)", continuous_update=False, style=style
         )
+        self.max_run = w.Text(
+            description="Max run time",
+            placeholder="(server default) e.g. 2h, 90m",
+            continuous_update=False,
+            style=style,
+        )
         self.script = w.Textarea(
             value=script,
             description="Script",
@@ -78,6 +84,7 @@ class JobLauncher(w.VBox):
             self.image,
             self.cpu,
             self.memory,
+            self.max_run,
             self.script,
         )
         super().__init__(
@@ -123,6 +130,13 @@ class JobLauncher(w.VBox):
         """The JobRequest the form describes, as a dict (with the form's idempotency key)."""
         profile = None if self.profile.value == NO_PROFILE else self.profile.value
         script = self.script.value if self.script.value.strip() else None
+        max_run = self.max_run.value.strip() or None
+        if max_run:
+            try:
+                parse_duration(max_run)
+            except ValueError as exc:  # said like the server's field errors, before any round trip
+                message = str(exc).replace("max run time", "max_run_seconds", 1)
+                raise AccelError(message, None, "max_run_seconds", "Invalid request") from None
         return job_request(
             self.kind.value,
             workers=self.workers.value,
@@ -135,6 +149,7 @@ class JobLauncher(w.VBox):
             name=self.job_name.value.strip(),
             queue=None if self.queue.value == DEFAULT_QUEUE else self.queue.value,
             script=script,
+            max_run=max_run,
             client_request_id=self.client_request_id,
         )
 
