@@ -19,7 +19,7 @@ from kubernetes.client.exceptions import ApiException
 
 from ..domain.kinds import KINDS
 from ..models import Degraded, Permission
-from . import rest, retry
+from . import gcfreeze, rest, retry
 from .discovery import Discovery, discover
 from .health import degraded, health_of
 from .informer import CacheState, Informer, Resource
@@ -150,6 +150,7 @@ class Hub:
         self._stop.set()
         for inf in list(self.informers.values()):
             inf.stop()
+        gcfreeze.release()  # the dropped caches become collectable (gcfreeze.py)
 
     def _bootstrap(self) -> None:
         failures = 0
@@ -203,7 +204,13 @@ class Hub:
         someone reads, every ten while nobody does (hundreds of idle workbenches must not poll the API server)."""
         last = time.monotonic()
         shown = self.degraded()
+        frozen_for: object = None
         while not self._stop.wait(self.HEALTH_PERIOD):
+            lists = tuple(sorted((key, id(inf), inf.relists) for key, inf in list(self.informers.items())))
+            if lists != frozen_for and self.is_synced():
+                frozen_for = lists  # every cache has listed (again): its objects are long-lived
+                took = gcfreeze.freeze_long_lived()
+                log.debug("jupyter_accel: caches frozen for the cycle collector in %.3f s", took)
             now_shown = self.degraded()
             if now_shown != shown:
                 shown = now_shown
