@@ -233,7 +233,7 @@ class JobsService:
         objects = self.prepare(request).objects
         existing = self._by_request_id(request)
         if existing is not None:
-            return SubmitResponse(job=self._fresh_view(existing), created=False), 200
+            return self._found_again(existing, objects)
         job, extra = objects[0], objects[1:]
         try:
             for obj in objects:  # the API server's own validation first: nothing is created on a bad spec
@@ -243,7 +243,7 @@ class JobsService:
             if exc.status == 409 and request.client_request_id:
                 found = self._by_request_id(request)
                 if found is not None:
-                    return SubmitResponse(job=self._fresh_view(found), created=False), 200
+                    return self._found_again(found, objects)
             raise refusal(exc, job) from None
         names = [f"{job['kind']}/{created['metadata']['name']}"]
         try:
@@ -255,6 +255,21 @@ class JobsService:
             self._roll_back(created)
             raise refusal(exc, extra[0]) from None
         return SubmitResponse(job=self._fresh_view(created), created=True, objects=names), 201
+
+    def _found_again(self, job: dict[str, Any], objects: list[dict[str, Any]]) -> tuple[SubmitResponse, int]:
+        """A retry found the job of its client_request_id. The try that made it may have lost its answer between the
+        job and the rest (the script ConfigMap): what is missing is made now, owned by the job, so the retry ends
+        where that answer would have; what exists stays (409)."""
+        made = []
+        if job["metadata"]["name"] == objects[0]["metadata"]["name"]:  # the same request: the same objects
+            for obj in objects[1:]:
+                try:
+                    out = self.writer.create(with_owner(obj, job), self.namespace)
+                    made.append(f"{obj['kind']}/{out['metadata']['name']}")
+                except WriteError as exc:
+                    if exc.status != 409:
+                        raise refusal(exc, obj) from None  # the job stays: the next retry completes it
+        return SubmitResponse(job=self._fresh_view(job), created=False, objects=made), 200
 
     def _roll_back(self, created: dict[str, Any], tries: int = 4) -> None:
         ref = Ref.of(created, self.namespace)
