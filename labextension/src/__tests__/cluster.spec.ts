@@ -30,6 +30,7 @@ function job(name: string, status: JobView['status']): JobView {
       time_limit: null,
       finished: status === 'Succeeded' || status === 'Failed',
       stopped_at_limit: false,
+      warning: null,
       actions: []
     },
     queue: 'default',
