@@ -115,3 +115,21 @@ def test_info_lists_the_kinds_once_with_the_default_and_the_connection_in_the_se
     assert "PyTorchJob (PyTorchJob), the default  v1" in text and "TrainJob (TrainJob)" in text
     assert "ray " not in text  # the deprecated per-kind field is not shown beside the kinds
     assert "var(--jp-error-color1" in View(info)._repr_html_()
+
+
+def test_info_shows_a_degraded_connection_in_the_servers_sentence_and_tone():
+    sentence = "The Kubernetes API server is throttling this server (429, 2 s wait): requests wait as long as it asks."
+    connection = {"state": "connected", "message": "Connected as alice.", "label": "Connected", "tone": "ok"}
+    info = InfoResponse.model_validate(
+        {
+            "version": "1",
+            "connection": {**connection, "degraded": {"reason": "throttled", "message": sentence, "tone": "error"}},
+            "capabilities": {"apis": {}, "kinds": [k.model_dump() for k in KINDS]},
+        }
+    )
+    text = repr(View(info)).splitlines()
+    assert text[2:5] == ["Kubernetes: connected", "Connected as alice.", sentence], text[:6]
+    html = View(info)._repr_html_()
+    assert f'color:var(--jp-error-color1, #d32f2f);margin:0.1em 0">{sentence}' in html  # the server's tone, not a fixed one
+    healthy = InfoResponse.model_validate({**info.model_dump(), "connection": connection})
+    assert sentence not in repr(View(healthy)) and "throttl" not in View(healthy)._repr_html_()

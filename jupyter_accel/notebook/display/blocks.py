@@ -32,6 +32,7 @@ class Heading:
 class Para:
     text: str
     muted: bool = False
+    tone: str | None = None  # the server's tone, for the sentence's colour (a degraded connection)
 
 
 @dataclass
@@ -81,6 +82,8 @@ def to_html(items: Iterable[Block]) -> str:
             )
         elif isinstance(b, Para):
             style = "opacity:0.7;" if b.muted else ""
+            if b.tone in _COLOURS:
+                style += f"color:{_COLOURS[b.tone]};"
             parts.append(f'<div style="{style}margin:0.1em 0">{html.escape(b.text)}</div>')
         elif isinstance(b, Pre):
             parts.append(f'<pre style="max-height:20em;overflow:auto">{html.escape(b.text)}</pre>')

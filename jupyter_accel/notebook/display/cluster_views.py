@@ -58,7 +58,10 @@ def _connection_table(c: Any) -> list[Block]:
 def _connection_head(c: Any) -> list[Block]:
     label = c.label or enum_text(c.state)
     mid_sentence = label[:1].lower() + label[1:]
-    return [Heading(f"Kubernetes: {mid_sentence}", tone=enum_text(c.tone)), Para(c.message)]
+    out: list[Block] = [Heading(f"Kubernetes: {mid_sentence}", tone=enum_text(c.tone)), Para(c.message)]
+    if c.degraded is not None:  # the API server slow, throttling, failing, or the watches reconnecting
+        out.append(Para(c.degraded.message, tone=enum_text(c.degraded.tone)))
+    return out
 
 
 def connection_blocks(c: Any) -> list[Block]:
