@@ -14,6 +14,7 @@ type Schemas = components['schemas'];
 export type InfoResponse = Schemas['InfoResponse'];
 export type Connection = Schemas['Connection'];
 export type ConnectionState = Schemas['ConnectionState'];
+export type Degraded = Schemas['Degraded'];
 export type Capabilities = Schemas['Capabilities'];
 export type ApiAvailability = Schemas['ApiAvailability'];
 export type Permission = Schemas['Permission'];

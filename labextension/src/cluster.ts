@@ -140,6 +140,14 @@ export class ClusterModel implements IDisposable {
     return this._changed;
   }
 
+  /**
+   * Emitted when a push names `info`: the connection changed (the API server
+   * became slow, throttling or failing, or recovered), so /info is read again.
+   */
+  get infoChanged(): ISignal<this, void> {
+    return this._infoChanged;
+  }
+
   /** Emitted after a jobs refetch with the notable changes of my jobs. */
   get jobTransitions(): ISignal<this, IJobTransition[]> {
     return this._transitions;
@@ -277,6 +285,9 @@ export class ClusterModel implements IDisposable {
 
   private _onChange(_: unknown, change: IChange): void {
     if (!this._paused) {
+      if (change.topics.includes('info')) {
+        this._infoChanged.emit(undefined);
+      }
       void this.refetch(change.topics);
     }
   }
@@ -368,6 +379,7 @@ export class ClusterModel implements IDisposable {
   private _paused: boolean;
   private _disposed = false;
   private _changed = new Signal<this, void>(this);
+  private _infoChanged = new Signal<this, void>(this);
   private _transitions = new Signal<this, IJobTransition[]>(this);
 }
 

@@ -8,6 +8,7 @@ import type {
   ApiAvailability,
   Capabilities,
   ConnectionState,
+  Degraded,
   Permission
 } from './api';
 import type { components } from './generated/api';
@@ -23,6 +24,8 @@ export interface IStatusSummary {
   /** The server's own sentence, shown as is. */
   message: string;
   tone: Tone;
+  /** The API server slow, throttling or failing, or the watches reconnecting: the server's sentence and tone. */
+  degraded: Degraded | null;
 }
 
 export interface IRow {
@@ -51,21 +54,24 @@ export function summarizeState(state: AccelState): IStatusSummary {
         state: 'loading',
         label: 'Checking the connection…',
         message: '',
-        tone: 'neutral'
+        tone: 'neutral',
+        degraded: null
       };
     case 'unreachable':
       return {
         state: 'unreachable',
         label: 'Server extension unreachable',
         message: state.message,
-        tone: 'error'
+        tone: 'error',
+        degraded: null
       };
     case 'version_mismatch':
       return {
         state: 'version_mismatch',
         label: 'Version mismatch',
         message: state.check.message,
-        tone: 'error'
+        tone: 'error',
+        degraded: null
       };
     case 'ready': {
       const { connection } = state.info;
@@ -73,7 +79,8 @@ export function summarizeState(state: AccelState): IStatusSummary {
         state: connection.state,
         label: connection.label,
         message: connection.message,
-        tone: connection.tone
+        tone: connection.tone,
+        degraded: connection.degraded ?? null
       };
     }
   }

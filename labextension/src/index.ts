@@ -83,6 +83,8 @@ const plugin: JupyterFrontEndPlugin<AccelModel> = {
       },
       source: new ChangeStream(serverSettings)
     });
+    // a push naming `info` (the API server slow, throttling, failing, or recovered): read /info again now
+    cluster.infoChanged.connect(() => void model.refresh());
     const tracker = new WidgetTracker<MainAreaWidget>({
       namespace: 'jupyter-accel-job'
     });

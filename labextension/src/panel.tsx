@@ -316,6 +316,14 @@ function ConnectionStatus(props: { summary: IStatusSummary }): JSX.Element {
         {summary.message && (
           <div className="jp-accel-status-message">{summary.message}</div>
         )}
+        {summary.degraded && (
+          <div
+            className={`jp-accel-degraded jp-accel-tone-${summary.degraded.tone}`}
+            data-reason={summary.degraded.reason}
+          >
+            {summary.degraded.message}
+          </div>
+        )}
       </div>
     </div>
   );

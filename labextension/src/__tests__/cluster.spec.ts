@@ -192,6 +192,22 @@ describe('ClusterModel', () => {
     model.dispose();
   });
 
+  it('tells when a push names info, and only while resumed', async () => {
+    const { model, source, calls } = setup(() => []);
+    let told = 0;
+    model.infoChanged.connect(() => told++);
+    source.changed.emit({ revision: 1, topics: ['info'] });
+    expect(told).toBe(0); // paused: the panel is hidden or not connected
+    model.paused = false;
+    source.changed.emit({ revision: 2, topics: ['info'] });
+    await new Promise(r => setTimeout(r, 0));
+    expect(told).toBe(1);
+    expect(calls).toEqual([]); // no cluster section shows /info
+    source.changed.emit({ revision: 3, topics: ['jobs'] });
+    expect(told).toBe(1);
+    model.dispose();
+  });
+
   it('refetches jobs for the chosen scope', async () => {
     const { model, calls } = setup(() => [job('a', 'Queued')]);
     model.paused = false;

@@ -35,7 +35,8 @@ describe('summarizeState', () => {
       state: 'error',
       label: 'Connection error',
       message: 'The Kubernetes API server cannot be reached: timeout',
-      tone: 'error'
+      tone: 'error',
+      degraded: null
     });
   });
 

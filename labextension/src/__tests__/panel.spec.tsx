@@ -89,6 +89,47 @@ describe('AccelPanel', () => {
     );
   });
 
+  it("shows a degraded connection in the server's sentence and tone, and clears it", async () => {
+    const info = connectedInfo('1.0.0');
+    const sentence =
+      'The Kubernetes API server is answering with errors (500 on 3 of 4 requests): requests that are safe to repeat are tried again.';
+    let degraded: InfoResponse['connection']['degraded'] = {
+      reason: 'failing',
+      message: sentence,
+      tone: 'error'
+    };
+    const model = new AccelModel({
+      fetchInfo: async () => ({
+        ...info,
+        connection: { ...info.connection, degraded }
+      }),
+      frontendVersion: '1.0.0',
+      timing: { refreshInterval: 3600, maxBackoffInterval: 3600 },
+      auto: false
+    });
+    const panel = new AccelPanel({ model });
+    Widget.attach(panel, document.body);
+    mounted = { panel, model };
+    await model.refresh();
+    const shown = await waitFor(() =>
+      panel.node.querySelector<HTMLElement>(
+        '[aria-label="Connection state"] .jp-accel-degraded'
+      )
+    );
+    expect(shown.textContent).toBe(sentence);
+    expect(shown.classList).toContain('jp-accel-tone-error'); // the server's tone, as given
+    expect(shown.dataset.reason).toBe('failing');
+    // the connection itself still reads as the server says
+    expect(
+      panel.node.querySelector('[aria-label="Connection state"]')?.textContent
+    ).toContain('Connected');
+    degraded = null;
+    await model.refresh();
+    await waitFor(() =>
+      panel.node.querySelector('.jp-accel-degraded') ? null : true
+    );
+  });
+
   it('shows only the refusal on a version mismatch', async () => {
     mounted = mount(connectedInfo('9.9.9'), '1.0.0');
     await mounted.model.refresh();
