@@ -303,24 +303,32 @@ def remove(rest: Rest, log: Callable[[str], None]) -> None:
 
 # -- the baseline ---------------------------------------------------------------------------------------------
 def baseline_inventory(api_client: Any) -> Callable[[], bool]:
-    """List nodes and pods from the API server and sum them, per request (what list-per-call tools do)."""
+    """List nodes and pods from the API server and sum them, per request (what list-per-call tools do). The pods
+    are summed page by page, so 50 clients listing 20,000 pods each hold a page each, not the whole list."""
     from jupyter_accel.cluster import rest
     from jupyter_accel.domain.accelerators import AcceleratorRegistry
-    from jupyter_accel.domain.inventory import build_inventory
+    from jupyter_accel.domain.inventory import allocated_by_node, inventory_of
 
     registry = AcceleratorRegistry.from_config([])
 
-    def list_all(path: str) -> list[dict[str, Any]]:
-        items, cont = [], None
+    def pages(path: str) -> Iterable[list[dict[str, Any]]]:
+        cont = None
         while True:
             page = rest.request(api_client, "GET", path, query={"limit": 500, "continue": cont}, timeout=120)
-            items += page.get("items") or []
+            yield page.get("items") or []
             cont = (page.get("metadata") or {}).get("continue")
             if not cont:
-                return items
+                return
 
     def request() -> bool:
-        inventory = build_inventory(list_all("/api/v1/nodes"), list_all("/api/v1/pods"), registry)
+        nodes = [node for page in pages("/api/v1/nodes") for node in page]
+        allocated: dict[str, dict[str, Any]] = {}
+        for page in pages("/api/v1/pods"):
+            for node, held in allocated_by_node(page).items():
+                totals = allocated.setdefault(node, {})
+                for name, qty in held.items():
+                    totals[name] = totals.get(name, 0) + qty
+        inventory = inventory_of(nodes, allocated, registry)
         return bool(inventory.summary.model_dump_json())
 
     return request

@@ -273,10 +273,22 @@ def build_inventory(
     """The inventory answer. `nodes=None` means nodes cannot be read (the answer says so); `pods=None` means
     pods cannot be read cluster-wide (allocatable shown, allocated/free left empty). Nodes without any
     accelerator resource are left out; nodes with an accelerator at 0 allocatable are kept."""
+    allocated = None if pods is None or nodes is None else allocated_by_node(pods, memo)
+    return inventory_of(nodes, allocated, registry, message=message, memo=memo)
+
+
+def inventory_of(
+    nodes: list[dict[str, Any]] | None,
+    allocated: dict[str, dict[str, Decimal]] | None,
+    registry: AcceleratorRegistry,
+    *,
+    message: str = NOT_VISIBLE,
+    memo: InventoryMemo | None = None,
+) -> Inventory:
+    """The inventory from the nodes and what their pods hold (allocated_by_node; None: pods not visible)."""
     if nodes is None:
         hidden = Visibility(visible=False, message=message)
         return Inventory(InventoryResponse(visibility=hidden, pods_visibility=hidden), [])
-    allocated = None if pods is None else allocated_by_node(pods, memo)
     views = []
     if memo is not None:
         memo.keep_nodes(nodes)
@@ -288,7 +300,7 @@ def build_inventory(
             views.append(view)
     views.sort(key=lambda v: v.name)
     names = sorted({d.resource for v in views for d in v.accelerators})
-    pods_vis = Visibility() if pods is not None else Visibility(visible=False, message=message)
+    pods_vis = Visibility() if allocated is not None else Visibility(visible=False, message=message)
     summary = InventoryResponse(
         models=summarize_models(views), node_count=len(views), accelerator_names=names, pods_visibility=pods_vis
     )
