@@ -610,7 +610,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--clients", type=int, default=None, help="concurrent clients (default: 50, smoke 5)")
     ap.add_argument("--burst", type=int, default=None, help="pod changes in the burst (default: 1000, smoke 50)")
     ap.add_argument("--run-dir", default=None, help="a running devcluster to use (default: start one)")
-    ap.add_argument("--keep", action="store_true", help="leave the built objects in place")
+    ap.add_argument("--keep", action="store_true", help="leave the built objects in a cluster given by --run-dir")
     ap.add_argument("--out", default=None, help="JSON result file (default: benchmarks/results/scale-<scale>.json)")
     args = ap.parse_args(argv)
     smoke = args.scale == "smoke"
@@ -623,7 +623,9 @@ def main(argv: list[str] | None = None) -> int:
         cluster.start(timeout=600)
         cluster.start_reaper()
     try:
-        result = run(cluster, scale, seconds=seconds, clients=clients, burst=burst, keep=args.keep)
+        # a cluster of its own goes with everything in it: removing 20,000 pods first would take minutes
+        keep = args.keep or not args.run_dir
+        result = run(cluster, scale, seconds=seconds, clients=clients, burst=burst, keep=keep)
     finally:
         if not args.run_dir:
             cluster.stop()
