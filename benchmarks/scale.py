@@ -4,8 +4,10 @@ One command builds the scale on devcluster (kwok GPU nodes and pods bound to the
 namespaces with LocalQueues, Workloads, jobs of every kind in the working namespace), starts a Jupyter server with
 the extension as the cluster admin in its own process, and measures:
 
-- every read endpoint under `--clients` concurrent clients, and the Jupyter server's own GET /api/status polled
-  10 times a second meanwhile (what every kernel message and file save of the user waits behind);
+- every read endpoint under `--clients` concurrent clients, back to back (the server's capacity) and paced (each
+  client every 0.5 s, more than open sidebars ask), and the Jupyter server's own GET /api/status polled 10 times a
+  second meanwhile (what every kernel message and file save of the user waits behind), and how long its event
+  loop was held (benchmarks/loop_lag.py);
 - the same during a burst of 1,000 pod changes;
 - the baseline: per request, list nodes and pods from the API server and sum (what list-per-call tools do);
 - API-server LIST/GET requests during the product's load, against an idle window of the same length;
@@ -27,6 +29,7 @@ import http.client
 import json
 import os
 import platform
+import random
 import re
 import statistics
 import sys
@@ -48,6 +51,9 @@ from devcluster.cluster import Cluster  # noqa: E402
 from devcluster.jupyter_server import JupyterProcess  # noqa: E402
 from devcluster.rest import ApiError, Rest  # noqa: E402
 
+# a sidebar asks again when a push names a topic (debounced): two requests a second per client is more than
+# an open sidebar asks even while the cluster churns
+PACE = 0.5
 ENDPOINTS = ("inventory", "inventory/nodes?limit=100", "queues", "workloads", "jobs")
 READ_RESOURCES = {
     "nodes", "pods", "events", "workloads", "localqueues", "clusterqueues", "cohorts", "resourceflavors",
@@ -100,8 +106,10 @@ class Http:
             raise
 
 
-def load(fn: Callable[[], bool], clients: int, seconds: float) -> dict[str, Any]:
-    """`clients` threads call fn back to back for `seconds`; fn returns whether the answer was good."""
+def load(fn: Callable[[], bool], clients: int, seconds: float, every: float | None = None) -> dict[str, Any]:
+    """`clients` threads call fn for `seconds`; fn returns whether the answer was good. Back to back (a closed
+    loop: the latency is mostly the queue of the other clients, the rate the server's capacity), or with `every`,
+    each client once every that many seconds from a random start (what a number of open sidebars ask)."""
     latencies: list[float] = []
     errors = [0]
     first_error: list[str] = []
@@ -109,7 +117,13 @@ def load(fn: Callable[[], bool], clients: int, seconds: float) -> dict[str, Any]
     stop = time.monotonic() + seconds
 
     def client() -> None:
+        due = time.monotonic() + (random.uniform(0, every) if every else 0)
         while time.monotonic() < stop:
+            if every:
+                time.sleep(max(0.0, due - time.monotonic()))
+                due = max(due + every, time.monotonic())  # late: the next one is not sent sooner
+                if time.monotonic() >= stop:
+                    break
             t0 = time.perf_counter()
             try:
                 ok = fn()
@@ -397,19 +411,21 @@ def run(
             loop["idle"] = loop_held(http_, a, time.monotonic())
             before = apiserver_reads(rest)
             for path in ENDPOINTS:
-                a = time.monotonic()
-                rows[f"GET {path}"] = load(lambda p=path: http_.get(f"/accel/v1/{p}")[0] == 200, clients, seconds)
-                rows[f"/api/status during GET {path}"] = probe.window(a, time.monotonic())
-                loop[f"GET {path}"] = loop_held(http_, a, time.monotonic())
-                log(f"  GET {path}: {rows[f'GET {path}']}")
+                for every in (None, PACE):
+                    name = f"GET {path}" + (f", each client every {every} s" if every else "")
+                    a = time.monotonic()
+                    rows[name] = load(lambda p=path: http_.get(f"/accel/v1/{p}")[0] == 200, clients, seconds, every)
+                    rows[f"/api/status during {name}"] = probe.window(a, time.monotonic())
+                    loop[name] = loop_held(http_, a, time.monotonic())
+                    log(f"  {name}: {rows[name]}")
             product_reads = apiserver_reads(rest) - before
             if audit is not None:
                 audit([server.proc.pid])
             result["apiserver_reads"] = {
                 "idle_window": idle_reads,
                 "product_load": product_reads,
-                "windows": len(ENDPOINTS),
-                "caused_by_refreshes": product_reads - idle_reads * len(ENDPOINTS),
+                "windows": 2 * len(ENDPOINTS),
+                "caused_by_refreshes": product_reads - idle_reads * 2 * len(ENDPOINTS),
             }
             # the burst: pod changes while clients keep reading the inventory
             a = time.monotonic()
