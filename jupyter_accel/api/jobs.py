@@ -13,7 +13,7 @@ from urllib.parse import quote
 from tornado import web
 
 from .. import models
-from .base import AccelHandler, ApiError, Endpoint
+from .base import MAX_STREAMS_PER_USER, AccelHandler, ApiError, Endpoint
 
 if TYPE_CHECKING:
     from ..services.jobs import JobsService
@@ -23,8 +23,12 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 # Followed logs hold a thread each for as long as a browser watches: they get their own pool, so they can never
-# starve the pool that submits, deletes and suspends jobs.
-LOG_THREADS = ThreadPoolExecutor(max_workers=64, thread_name_prefix="accel-logs")
+# starve the pool that submits, deletes and suspends jobs; the stream slots bound them (MAX_STREAMS_PER_USER).
+# Log tails hold one for one read, in a small pool of their own: a pool keeps every thread it ever started, so each
+# burst of tails while the API server was slow left the server bigger for good (benchmarks/soak.py: 34 more threads
+# and 50 MiB more RSS after 5 minutes, with a pool of 64); past 4, tails wait their turn.
+FOLLOW_THREADS = ThreadPoolExecutor(max_workers=MAX_STREAMS_PER_USER, thread_name_prefix="accel-log-follows")
+TAIL_THREADS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="accel-log-tails")
 JOBS_MAX_AGE = 15.0  # seconds
 NAME = r"(?P<name>[a-z0-9][-a-z0-9.]*)"
 KIND = r"(?P<kind>[a-z-]+)"
@@ -211,9 +215,10 @@ class JobLogsHandler(JobsBase):
         pod = ops.log_pod(parse_kind(kind), name, self.get_argument("pod", None))
         container = self.get_argument("container", None)
         loop = asyncio.get_running_loop()
+        threads = FOLLOW_THREADS if follow else TAIL_THREADS
         try:
             stream = await loop.run_in_executor(
-                LOG_THREADS,
+                threads,
                 lambda: LogStream(
                     hub.api,
                     ops.namespace,
@@ -232,7 +237,7 @@ class JobLogsHandler(JobsBase):
         chunks = stream.chunks()
         try:
             while True:
-                chunk = await loop.run_in_executor(LOG_THREADS, next, chunks, None)
+                chunk = await loop.run_in_executor(threads, next, chunks, None)
                 if chunk is None:
                     break
                 self.write(chunk)

@@ -4,23 +4,16 @@ process's threads, file descriptors and sockets."""
 
 from __future__ import annotations
 
-import contextlib
 import http.client
 import json
-import os
 import threading
 import time
 
-from devcluster.jupyter_server import JupyterProcess
+from devcluster.jupyter_server import JupyterProcess, process_figures
 
 
-def resources(pid: int) -> dict[str, int]:
-    fds = os.listdir(f"/proc/{pid}/fd")
-    sockets = 0
-    for fd in fds:
-        with contextlib.suppress(OSError):
-            sockets += os.readlink(f"/proc/{pid}/fd/{fd}").startswith("socket:")
-    return {"threads": len(os.listdir(f"/proc/{pid}/task")), "fds": len(fds), "sockets": sockets}
+def resources(pid: int) -> dict[str, float]:
+    return process_figures(pid)
 
 
 class Watcher:
