@@ -165,6 +165,7 @@ def main(argv: list[str] | None = None) -> int:
     if rest.get(f"/api/v1/namespaces?labelSelector={objs.BENCH}%3Dtrue")["items"]:
         scale.remove(rest, print)
     scale.build(rest, CHURN_SCALE, print)
+    scale.settle(rest, print)  # kwok starting the pods is not the churn being measured, nor is Kueue admitting
     try:
         result = measure(cluster, args.servers, args.seconds, args.churn)
     finally:
