@@ -7,7 +7,9 @@ Recovery times go to the "reliability figures"."""
 from __future__ import annotations
 
 import itertools
+import os
 import re
+import signal
 import threading
 import time
 import uuid
@@ -210,6 +212,53 @@ def test_500_bursts_retried_only_where_safe(server, proxy, throwaway_namespace, 
         f"(1 job); a create without request id was not repeated; a delete met 3 x 500 and went through on the "
         f"4th try (pauses {', '.join(f'{g:.2f}' for g in gaps)} s); 'failing' shown {t_shown - t0:.1f} s after the "
         f"first 500, cleared {t_clear - t_done:.1f} s after the last"
+    )
+
+
+def test_a_submit_cut_off_between_job_and_configmap_is_completed_by_its_retry(proxy, throwaway_namespace, tmp_path):
+    """The Jupyter server dies while its script ConfigMap is on its way (held at the proxy): the job exists without
+    it. The retry with the same client_request_id, on a new server, makes the ConfigMap, owned by the job, once."""
+    ns, rid = throwaway_namespace, f"cut-{uuid.uuid4().hex[:8]}"
+    accel = {"identity": "kubeconfig", "kubeconfig": str(proxy.kubeconfig()), "namespace": ns.name}
+    body = {**_body(ns, rid), "script": {"text": "print('cut off')\n", "interpreter": "python"}}
+    del body["command"]
+    cm_create = r"/configmaps\?fieldValidation="
+    doomed = JupyterProcess(tmp_path / "doomed", accel).start()
+    try:
+        doomed.wait_connected()
+        t0 = time.monotonic()
+        proxy.inject({"method": "POST", "path": cm_create, "delay": 20.0, "status": 503, "times": 1})
+        threading.Thread(target=doomed.get_json, args=("/accel/v1/jobs", "POST", body, 60), daemon=True).start()
+        deadline = time.monotonic() + 30
+        while not [h for h in _hits(proxy, t0, "POST", CREATE) if h["status"] == 201]:
+            assert time.monotonic() < deadline, proxy.requests(t0)
+            time.sleep(0.1)
+        time.sleep(1.0)  # the ConfigMap's create is held at the proxy now
+        os.killpg(doomed.proc.pid, signal.SIGKILL)
+        doomed.proc.wait(10)
+    finally:
+        doomed.stop()
+        proxy.clear()
+    [name] = _jobs(ns, rid)
+    assert f"{name}-script" not in ns.names("/api/v1/namespaces/{ns}/configmaps")  # half made
+    again = JupyterProcess(tmp_path / "again", accel).start()
+    try:
+        again.wait_connected()
+        code, answer = again.get_json("/accel/v1/jobs", method="POST", body=body, timeout=60)
+        assert code == 200 and not answer["created"] and answer["job"]["name"] == name, (code, answer)
+        assert answer["objects"] == [f"ConfigMap/{name}-script"], answer
+        code, answer = again.get_json("/accel/v1/jobs", method="POST", body=body, timeout=60)
+        assert code == 200 and answer["objects"] == [], answer  # once
+    finally:
+        again.stop()
+    cm = ns.admin.get(f"/api/v1/namespaces/{ns.name}/configmaps/{name}-script")
+    job = ns.admin.get(f"/apis/kubeflow.org/v1/namespaces/{ns.name}/pytorchjobs/{name}")
+    assert cm["metadata"]["ownerReferences"][0]["uid"] == job["metadata"]["uid"]
+    assert list(cm["data"].values()) == ["print('cut off')\n"]
+    assert _jobs(ns, rid) == [name]
+    note(
+        "apiserver faults: Jupyter server killed between a job's create and its script ConfigMap's: the retry "
+        "with the same client_request_id on a new server made the missing ConfigMap (owned by the job), once"
     )
 
 
