@@ -501,13 +501,17 @@ def first_view(http_: Http, scale: objs.Scale, t0: float, timeout: float = 300) 
 def pod_burst(rest: Rest, scale: objs.Scale, changes: int) -> float:
     """`changes` label patches of bench pods, 16 at a time."""
     names = objs.namespace_names(scale)
+    round_ = time.monotonic_ns()  # new values each burst: a patch to the value a pod has changes nothing
 
     def patch(i: int) -> None:
         j = i % scale.pods
         path = rest.path("v1", "Pod", names[j % len(names)], f"bench-pod-{j:05d}")
         with contextlib.suppress(ApiError):
             rest.request(
-                "PATCH", path, {"metadata": {"labels": {"bench-burst": str(i)}}}, "application/merge-patch+json"
+                "PATCH",
+                path,
+                {"metadata": {"labels": {"bench-burst": f"{round_}-{i}"}}},
+                "application/merge-patch+json",
             )
 
     t0 = time.monotonic()

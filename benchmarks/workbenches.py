@@ -72,12 +72,15 @@ def churn(rest: Rest, per_second: float, seconds: float, scale_: objs.Scale, sto
     """Label patches of the bench pods at a steady rate, spread over the cluster's namespaces."""
     names = objs.namespace_names(scale_)
     done, t0 = 0, time.monotonic()
+    round_ = time.monotonic_ns()  # each round sets new values: a patch to the value a pod has changes nothing
 
     def patch(i: int) -> None:
         j = i % scale_.pods
         path = rest.path("v1", "Pod", names[j % len(names)], f"bench-pod-{j:05d}")
         with contextlib.suppress(ApiError, OSError):
-            rest.request("PATCH", path, {"metadata": {"labels": {"churn": str(i)}}}, "application/merge-patch+json")
+            rest.request(
+                "PATCH", path, {"metadata": {"labels": {"churn": f"{round_}-{i}"}}}, "application/merge-patch+json"
+            )
 
     with ThreadPoolExecutor(8) as pool:
         while not stop.is_set() and time.monotonic() - t0 < seconds:
