@@ -68,6 +68,15 @@ def metrics(rest: Rest) -> dict[str, float]:
     return out
 
 
+def bytes_read(pid: int) -> int:
+    """What a process has read, sockets included (/proc/PID/io rchar): a Jupyter server of a workbench reads little
+    else, so this is what the API server sent it (TLS framing included), measured where it arrives."""
+    for line in Path(f"/proc/{pid}/io").read_text().splitlines():
+        if line.startswith("rchar:"):
+            return int(line.split()[1])
+    return 0
+
+
 def churn(rest: Rest, per_second: float, seconds: float, scale_: objs.Scale, stop: threading.Event) -> int:
     """Label patches of the bench pods at a steady rate, spread over the cluster's namespaces."""
     names = objs.namespace_names(scale_)
@@ -121,7 +130,9 @@ def measure(cluster: Cluster, servers: int, seconds: float, per_second: float) -
                 proc.wait_connected()
                 procs.append(proc)
             time.sleep(5)  # every informer listed and watching
+            read_before = [bytes_read(p.proc.pid) for p in procs]
             measured = window(rest, seconds, per_second, CHURN_SCALE)
+            measured["received"] = [bytes_read(p.proc.pid) - b for p, b in zip(procs, read_before, strict=True)]
             measured["rss_mib"] = [scale.rss_mib(p.proc.pid) for p in procs]
             result[label] = measured
         finally:
@@ -134,6 +145,7 @@ def measure(cluster: Cluster, servers: int, seconds: float, per_second: float) -
         result[label]["per_workbench"] = {
             "watches": round((m["watches"] - none["watches"]) / servers, 1),
             "watch_kib_per_min": round((m["watch_bytes"] - none["watch_bytes"]) / servers / 1024 / minutes, 1),
+            "received_kib_per_min": round(sum(m["received"]) / servers / 1024 / minutes, 1),
             "watch_events_per_min": round((m["watch_events"] - none["watch_events"]) / servers / minutes, 1),
             "requests_per_min": round((m["requests"] - none["requests"]) / servers / minutes, 1),
             "rss_mib": round(sum(m["rss_mib"]) / len(m["rss_mib"]), 1),
@@ -146,13 +158,15 @@ def table(result: dict[str, Any]) -> str:
         f"Per additional workbench, {result['servers']} servers per account, {result['churn_per_s']} pod changes/s "
         f"across the cluster, {result['seconds']} s windows",
         "",
-        "| account | watches | watch KiB/min | watch events/min | requests/min | RSS MiB |",
-        "|---|---|---|---|---|---|",
+        "| account | watches | received KiB/min | watch KiB/min (API server) | watch events/min | requests/min "
+        "| RSS MiB |",
+        "|---|---|---|---|---|---|---|",
     ]
     for label in ACCOUNTS:
         p = result[label]["per_workbench"]
         out.append(
-            f"| {label} | {p['watches']} | {p['watch_kib_per_min']} | {p['watch_events_per_min']} | "
+            f"| {label} | {p['watches']} | {p['received_kib_per_min']} | {p['watch_kib_per_min']} | "
+            f"{p['watch_events_per_min']} | "
             f"{p['requests_per_min']} | {p['rss_mib']} |"
         )
     return "\n".join(out)
