@@ -62,6 +62,17 @@ def _describe(handle: events.Handle, coro: Any) -> str:
     return f"{type(owner).__name__}: {name}" if owner is not None else name
 
 
+def _product_counters(settings: dict[str, Any]) -> dict[str, Any]:
+    """How often each cache changed and each answer was computed so far (what keeps the server busy)."""
+    accel = settings.get("jupyter_accel")
+    hub = getattr(accel, "hub", None)
+    views = getattr(accel, "views", None)
+    return {
+        "cache_changes": {k: inf.revision for k, inf in list(getattr(hub, "informers", {}).items())},
+        "views_computed": dict(getattr(views, "computed_by_topic", {})),
+    }
+
+
 class LoopLagHandler(JupyterHandler):
     @web.authenticated
     def get(self) -> None:
@@ -70,7 +81,7 @@ class LoopLagHandler(JupyterHandler):
         lateness = [lag for at, lag in list(LATENESS) if start <= at <= end]
         holds = [(took, what) for at, took, what in list(HOLDS) if start <= at <= end]
         self.set_header("Content-Type", "application/json")
-        self.finish(json.dumps({"lateness": lateness, "holds": holds}))
+        self.finish(json.dumps({"lateness": lateness, "holds": holds, "product": _product_counters(self.settings)}))
 
 
 def _jupyter_server_extension_points() -> list[dict[str, Any]]:

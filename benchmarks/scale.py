@@ -184,7 +184,7 @@ def loop_held(http_: Http, start: float, end: float) -> dict[str, Any]:
     """How long the Jupyter server's event loop was held in a window (benchmarks/loop_lag.py, in the server): the
     lateness of a 5 ms wake-up (what any request felt, queueing included), and the longest single callback."""
     body = json.loads(http_.get(f"/bench/loop-lag?start={start}&end={end}")[1])
-    lateness, holds = body["lateness"], body["holds"]
+    lateness, holds, product = body["lateness"], body["holds"], body["product"]
     longest = max(holds, default=(0.0, ""))
     return {
         "samples": len(lateness),
@@ -193,6 +193,7 @@ def loop_held(http_: Http, start: float, end: float) -> dict[str, Any]:
         "hold_max_ms": _ms(longest[0]),
         "holds_over_20ms": sum(1 for took, _ in holds if took > 0.020),
         "longest": longest[1],
+        "product": product,  # counters so far: the table shows their change over the window
     }
 
 
@@ -403,6 +404,7 @@ def run(
         result["loop"] = loop
         with StatusProbe(http_) as probe:
             # an idle window first: the API-server reads that happen anyway (controllers, the visibility poll)
+            result["product_at_start"] = loop_held(http_, 0, 0)["product"]
             before = apiserver_reads(rest)
             a = time.monotonic()
             time.sleep(seconds)
@@ -592,12 +594,21 @@ def table(result: dict[str, Any]) -> str:
     out += [
         "",
         "| the Jupyter server's event loop | 5 ms wake-up late, p99 ms | late, max ms | longest callback ms "
-        "| callbacks > 20 ms |",
-        "|---|---|---|---|---|",
+        "| callbacks > 20 ms | cache changes (most) | answers computed |",
+        "|---|---|---|---|---|---|---|",
     ]
+    before: dict[str, Any] = result["product_at_start"]
     for name, r in result["loop"].items():
+        changes, computed = (
+            {k: v - before[part].get(k, 0) for k, v in r["product"][part].items()}
+            for part in ("cache_changes", "views_computed")
+        )
+        before = r["product"]
+        most = max(changes, key=lambda k: changes[k], default=None)
+        churn = f"{sum(changes.values())} ({most} {changes[most]})" if most and changes[most] else "0"
         out.append(
-            f"| {name} | {r['late_p99_ms']} | {r['late_max_ms']} | {r['hold_max_ms']} | {r['holds_over_20ms']} |"
+            f"| {name} | {r['late_p99_ms']} | {r['late_max_ms']} | {r['hold_max_ms']} | {r['holds_over_20ms']} "
+            f"| {churn} | {sum(computed.values())} |"
         )
     worst = max(result["loop"].values(), key=lambda r: r["hold_max_ms"] or 0, default=None)
     if worst and worst["longest"]:

@@ -54,6 +54,7 @@ class Views:
     def __init__(self) -> None:
         self._entries: dict[tuple[str, tuple[Any, ...]], _Entry] = {}
         self.computed = 0  # how many answers were computed (tests and benchmarks read it)
+        self.computed_by_topic: dict[str, int] = {}
 
     async def get(
         self, hub: Hub, topic: str, params: tuple[Any, ...], build: Build, *, max_age: float | None = None
@@ -120,4 +121,5 @@ class Views:
             entry.running = None
         entry.revision, entry.body, entry.computed_at = revision, body, time.monotonic()
         self.computed += 1
+        self.computed_by_topic[topic] = self.computed_by_topic.get(topic, 0) + 1
         return body
