@@ -4,9 +4,9 @@ Two measures, both kept with `time.monotonic()` stamps (CLOCK_MONOTONIC is syste
 exactly its own load windows with `GET /bench/loop-lag?start=T0&end=T1`):
 - lateness: a coroutine asks to wake every 5 ms; how much later it wakes is what any request felt, queueing
   behind everything else on the loop included;
-- holds: every callback the loop runs is timed (asyncio's Handle._run is wrapped, two clock reads a callback);
-  those over 5 ms are kept with asyncio's description of them, so "no handler holds the loop for > 20 ms" is
-  checked per callback, with the culprit named.
+- holds: every callback the loop runs is timed (asyncio's Handle._run is wrapped: wall and thread CPU time); those
+  over 5 ms are kept with what ran, so "no handler holds the loop for > 20 ms" is checked per callback, the
+  culprit named, and its CPU time tells work on the loop from waiting for the GIL or a core.
 Loaded only by the benchmarks (`jpserver_extensions`), never by the product.
 """
 
@@ -26,7 +26,8 @@ from tornado import web
 TICK = 0.005
 KEEP_HOLD = 0.005
 LATENESS: collections.deque[tuple[float, float]] = collections.deque(maxlen=400_000)  # (when, s): ~30 min
-HOLDS: collections.deque[tuple[float, float, str]] = collections.deque(maxlen=100_000)  # (when, s, what)
+# (when, s, CPU s of the loop's thread in it, what): a hold much longer than its CPU time waited for the GIL or a core
+HOLDS: collections.deque[tuple[float, float, float, str]] = collections.deque(maxlen=100_000)
 
 
 async def _probe() -> None:
@@ -42,13 +43,13 @@ def _time_callbacks() -> None:
     def timed(self: events.Handle) -> None:
         task = getattr(self._callback, "__self__", None)  # a task's step: name its coroutine, not the wrapper
         coro = task.get_coro() if isinstance(task, asyncio.Task) else None
-        t0 = time.monotonic()
+        t0, cpu0 = time.monotonic(), time.thread_time()
         try:
             run(self)
         finally:
             took = time.monotonic() - t0
             if took > KEEP_HOLD:
-                HOLDS.append((t0, took, _describe(self, coro)))
+                HOLDS.append((t0, took, time.thread_time() - cpu0, _describe(self, coro)))
 
     events.Handle._run = timed  # type: ignore[method-assign]
 
@@ -79,7 +80,7 @@ class LoopLagHandler(JupyterHandler):
         start = float(self.get_argument("start", "0"))
         end = float(self.get_argument("end", str(time.monotonic())))
         lateness = [lag for at, lag in list(LATENESS) if start <= at <= end]
-        holds = [(took, what) for at, took, what in list(HOLDS) if start <= at <= end]
+        holds = [(took, cpu, what) for at, took, cpu, what in list(HOLDS) if start <= at <= end]
         self.set_header("Content-Type", "application/json")
         self.finish(json.dumps({"lateness": lateness, "holds": holds, "product": _product_counters(self.settings)}))
 
