@@ -3,6 +3,8 @@
 `GET /bench/process` answers the live threads grouped by name (a pool's threads share a prefix: accel-logs_3 ->
 accel-logs), the garbage collector's object count, and, when the server runs with tracemalloc on
 (PYTHONTRACEMALLOC=1), where the memory allocated since `GET /bench/process?mark=1` lives (the top source lines).
+`?trim=1` first collects garbage and hands the C heap's free memory back to the system (glibc's malloc_trim), so
+RSS afterwards tells memory still held from memory freed but kept by the allocator after a peak.
 So the soak benchmark can say which pool grew and which lines hold memory that grew, instead of only that RSS did.
 Loaded only by the benchmarks (`jpserver_extensions`), never by the product.
 """
@@ -10,6 +12,7 @@ Loaded only by the benchmarks (`jpserver_extensions`), never by the product.
 from __future__ import annotations
 
 import collections
+import ctypes
 import gc
 import json
 import re
@@ -39,9 +42,18 @@ def grown_since_mark(top: int = 15) -> list[dict[str, Any]]:
     ]
 
 
+def trim() -> bool:
+    gc.collect()
+    try:
+        return bool(ctypes.CDLL("libc.so.6").malloc_trim(0))
+    except (OSError, AttributeError):  # not glibc
+        return False
+
+
 class ProcessHandler(JupyterHandler):
     @web.authenticated
     def get(self) -> None:
+        trimmed = trim() if self.get_argument("trim", "") else None
         if self.get_argument("mark", "") and tracemalloc.is_tracing():
             _MARK[:] = [tracemalloc.take_snapshot()]
         body = {
@@ -49,6 +61,7 @@ class ProcessHandler(JupyterHandler):
             "gc_objects": len(gc.get_objects()),
             "tracing": tracemalloc.is_tracing(),
             "grown": grown_since_mark(),
+            "trimmed": trimmed,
         }
         self.set_header("Content-Type", "application/json")
         self.finish(json.dumps(body))

@@ -391,9 +391,16 @@ def _slope(ts: list[float], ys: list[float]) -> float | None:
 
 
 # -- the run -------------------------------------------------------------------------------------------------------
-def _probe(server: JupyterProcess, mark: bool = False) -> dict[str, Any]:
-    """The server's threads by pool, and (with tracemalloc) where memory grew since the mark (process_probe.py)."""
-    code, body = server.get_json("/bench/process" + ("?mark=1" if mark else ""))
+def _events(cluster: Cluster) -> int:
+    """Events in the namespace: the server caches them all (a job's detail shows its own), and Kubernetes keeps
+    each for an hour, so churn grows that cache for an hour before it is steady."""
+    return len(cluster.admin.get(f"/api/v1/namespaces/{NAMESPACE}/events")["items"])
+
+
+def _probe(server: JupyterProcess, mark: bool = False, trim: bool = False) -> dict[str, Any]:
+    """The server's threads by pool, and (with tracemalloc) where memory grew since the mark; `trim`: garbage
+    collected and the C heap's free memory handed back first (process_probe.py)."""
+    code, body = server.get_json("/bench/process" + ("?mark=1" if mark else "?trim=1" if trim else ""))
     return body if code == 200 else {"error": f"{code} {str(body)[:200]}"}
 
 
@@ -455,6 +462,7 @@ def run(cluster: Cluster, settings: Settings, *, log=print) -> dict[str, Any]:
             f"/accel/v1/jobs/ray-cluster/{anchor}",
             f"/accel/v1/jobs/ray-cluster/{anchor}/logs?tail=20",
         ]
+        events_before = _events(cluster)
         with Sampler(server.proc.pid) as sampler:
             time.sleep(2.5)  # an idle sample or two first
             t_begin = time.monotonic()
@@ -479,7 +487,10 @@ def run(cluster: Cluster, settings: Settings, *, log=print) -> dict[str, Any]:
             time.sleep(4)  # the clients have gone: their sockets close, the slots come back
             t_after = time.monotonic() - 1
             time.sleep(1.5)
+        result["events"] = {"before": events_before, "after": _events(cluster)}
         inside["after"] = _probe(server)
+        inside["trimmed"] = _probe(server, trim=True)
+        inside["trimmed"]["figures"] = process_figures(server.proc.pid)
         result["inside"] = inside
         result["resources"] = resource_figures(sampler, t_begin, t_begin + settings.warmup, stop_at, t_after)
         seconds = t_end - t_begin
@@ -558,6 +569,13 @@ def table(result: dict[str, Any]) -> str:
             f"| {label} | {r['idle']} | {r['start']} | {r['peak']} | {r['end']} | {r['after']} | {r['slope_per_min']} |"
         )
     inside = result["inside"]
+    trimmed = inside["trimmed"].get("figures", {}).get("rss_mib")
+    out.append(f"\nRSS after the load once garbage was collected and the C heap trimmed (malloc_trim): {trimmed} MiB")
+    events = result["events"]
+    out.append(
+        f"events in {NAMESPACE} (cached by the server, kept an hour by Kubernetes): {events['before']} -> "
+        f"{events['after']}"
+    )
     start, end = inside["start"].get("threads", {}), inside["after"].get("threads", {})
     names = sorted({*start, *end})
     moved = [f"{n} {start.get(n, 0)} -> {end.get(n, 0)}" for n in names if start.get(n, 0) != end.get(n, 0)]
