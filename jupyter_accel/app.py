@@ -110,9 +110,12 @@ class AccelApp(ExtensionApp):
 
     def _start_hub(self) -> None:
         from .cluster.hub import Hub
+        from .cluster.remote import ReadServiceSettings
 
         if self.session.api_client is None or self.session.namespace is None:
             return
+        cfg = self.accel_config
+        remote = ReadServiceSettings(cfg.read_service_url, cfg.read_service_ca_file) if cfg.read_service_url else None
         self.hub = Hub(
             self.session.api_client,
             self.session.namespace,
@@ -120,6 +123,7 @@ class AccelApp(ExtensionApp):
             profiles_namespace=self.accel_config.profiles_namespace or None,
             request_timeout=self.accel_config.request_timeout,
             active=self.is_read,
+            read_service=remote,
         )
         self.hub.start()
 
@@ -232,7 +236,7 @@ class AccelApp(ExtensionApp):
         served: dict[models.JobKind, str | None] = {}
         hub = self.hub
         if hub is not None:  # the API server slow, throttling, failing, or the watches reconnecting (cluster/health)
-            conn = conn.model_copy(update={"degraded": hub.degraded()})
+            conn = conn.model_copy(update={"degraded": hub.degraded(), "cluster_reads": hub.cluster_reads()})
         if hub is not None and conn.state == models.ConnectionState.connected:
             d = hub.discovery
             served = {s.kind: d.version(s.group) for s in KINDS if d.serves(s.group, s.plural)}

@@ -97,6 +97,29 @@ class AccelConfig(Configurable):
 
     push_debounce = Float(0.5, help="Seconds to gather cache changes before pushing them to browsers.").tag(config=True)
 
+    read_service_url = Unicode(
+        "",
+        help="URL of the shared read service (python -m jupyter_accel.readservice, examples/read-service/), e.g. "
+        "https://accel-read-service.accel-system.svc:8443. When set, this server does not watch nodes, the cluster's "
+        "pods and Kueue's cluster-scoped objects itself: the service sends them, and the allocations summed from the "
+        "pods, to every workbench, each with its own token and rights. Empty (default): this server watches them.",
+    ).tag(config=True)
+
+    read_service_ca_file = Unicode(
+        "", help="CA bundle that signed the read service's certificate (https); empty: the system's trusted CAs."
+    ).tag(config=True)
+
+    @default("read_service_url")
+    def _read_service_url_default(self) -> str:
+        value = os.environ.get("JUPYTER_ACCEL_READ_SERVICE_URL", "").strip()
+        if value and not (value.startswith(("http://", "https://")) and len(value.split("://", 1)[1]) > 0):
+            raise TraitError(f"JUPYTER_ACCEL_READ_SERVICE_URL={value!r}: must be an http:// or https:// URL")
+        return value
+
+    @default("read_service_ca_file")
+    def _read_service_ca_file_default(self) -> str:
+        return os.environ.get("JUPYTER_ACCEL_READ_SERVICE_CA_FILE", "")
+
     @default("namespace")
     def _namespace_default(self) -> str:
         return os.environ.get("JUPYTER_ACCEL_NAMESPACE", "")

@@ -13,6 +13,7 @@ from .domain.kinds import KINDS
 TOPICS: dict[str, tuple[str, ...]] = {
     "nodes": ("inventory", "jobs"),  # jobs: the accelerator names a job's pods are counted by
     "allpods": ("inventory",),
+    "allocations": ("inventory",),  # what the pods on each node hold, from the read service (instead of allpods)
     "pods": ("jobs",),
     "events": ("jobs",),
     "localqueues": ("queues", "workloads", "jobs"),

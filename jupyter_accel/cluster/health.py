@@ -99,14 +99,24 @@ def health_of(api: object) -> Health:
         return h
 
 
-def degraded(trouble: Trouble | None, reconnecting: list[str]) -> Degraded | None:
-    """The sentence for the connection: broken watches first (what is shown may be stale), then the latest trouble."""
+def degraded(
+    trouble: Trouble | None, reconnecting: list[str], service: tuple[str, str] | None = None
+) -> Degraded | None:
+    """The sentence for the connection: broken watches first (what is shown may be stale), then the read service
+    (`service`: its URL and what is wrong, cluster/remote.py), then the latest trouble."""
     if reconnecting:
         shown = ", ".join(reconnecting[:3]) + (f" and {len(reconnecting) - 3} more" if len(reconnecting) > 3 else "")
         return Degraded(
             reason=DegradedReason.reconnecting,
             message=f"Reconnecting to the Kubernetes API server: the watch of {shown} broke, so what is shown may be "
             "out of date until it answers again.",
+        )
+    if service is not None:
+        url, detail = service
+        return Degraded(
+            reason=DegradedReason.reconnecting,
+            message=f"Reconnecting to the cluster read service at {url}: {detail}. Nodes, accelerator allocations and "
+            "Kueue's cluster queues shown may be out of date until it answers again.",
         )
     if trouble is None:
         return None

@@ -4,6 +4,9 @@ Everything here runs in background threads; callers read snapshots. Changes are 
 with the cache key that changed (called from worker threads: the server hops onto its event loop itself). How well
 the API server answers (health.py) and which watches reconnect are published as `degraded()`, and "info" is pushed
 when that changes.
+
+With a read service (remote.py), the cluster-scoped caches (readservice/keys.py) come from it instead of watches of
+this server's own; the read service itself runs a Hub limited to those caches (`only`).
 """
 
 from __future__ import annotations
@@ -18,12 +21,14 @@ from kubernetes.client import ApiClient
 from kubernetes.client.exceptions import ApiException
 
 from ..domain.kinds import KINDS
-from ..models import Degraded, Permission
+from ..models import ClusterReads, Degraded, Permission
+from ..readservice.keys import REPLACED_CACHES
 from . import gcfreeze, rest, retry
 from .discovery import Discovery, discover
 from .health import degraded, health_of
 from .informer import CacheState, Informer, Resource
 from .permissions import review_all
+from .remote import ReadServiceFeed, ReadServiceSettings, bearer_token
 from .trim import trim_event, trim_node, trim_pod
 
 log = logging.getLogger(__name__)
@@ -72,6 +77,8 @@ class Hub:
         profiles_namespace: str | None = None,
         request_timeout: float = 10.0,
         active: Callable[[], bool] = lambda: True,
+        only: frozenset[str] | None = None,
+        read_service: ReadServiceSettings | None = None,
     ):
         self.api = api
         self.active = active  # someone reads the answers now (an open panel, a recent request): the polls run
@@ -79,6 +86,9 @@ class Hub:
         self.profiles_namespace = profiles_namespace or namespace
         self.on_change = on_change
         self.request_timeout = request_timeout
+        self.only = only  # the cache keys to open (the read service opens the cluster-scoped ones); None: all
+        self.read_service = read_service
+        self.remote: ReadServiceFeed | None = None  # set when the read service is used (a bearer token to send it)
         self.discovery = Discovery()
         self.discovery_error: str | None = None
         self.permissions: list[Permission] = []
@@ -114,8 +124,21 @@ class Hub:
 
     def degraded(self) -> Degraded | None:
         """The API server slow, throttling or failing, or watches reconnecting: the sentence /info shows."""
-        reconnecting = sorted(k for k, inf in list(self.informers.items()) if inf.state == CacheState.reconnecting)
-        return degraded(health_of(self.api).trouble(), reconnecting)
+        reconnecting = sorted(
+            k
+            for k, inf in list(self.informers.items())
+            if inf.state == CacheState.reconnecting and not getattr(inf, "remote", False)
+        )
+        remote = self.remote
+        service = (remote.url, remote.trouble()) if remote is not None and remote.trouble() else None
+        return degraded(health_of(self.api).trouble(), reconnecting, service)
+
+    def cluster_reads(self) -> ClusterReads:
+        """Where nodes, allocations and Kueue's cluster objects come from, for /info."""
+        from ..domain.presentation import cluster_reads
+
+        url = self.read_service.url if self.read_service is not None else None
+        return cluster_reads(url, used=self.remote is not None)
 
     def revision(self, keys: tuple[str, ...]) -> tuple[object, ...]:
         """A value that changes whenever any of these caches changes (objects, state, or the informer itself):
@@ -141,6 +164,10 @@ class Hub:
         if not self._started.wait(timeout):
             return False
         return all(inf.wait_synced(max(0.0, deadline - time.monotonic())) for inf in list(self.informers.values()))
+
+    def is_started(self) -> bool:
+        """Discovery is done and the caches of its answer are made (they may not have listed yet)."""
+        return self._started.is_set()
 
     def is_synced(self) -> bool:
         """Non-blocking: discovery done and every informer listed once (or settled as forbidden / absent)."""
@@ -169,6 +196,13 @@ class Hub:
                 failures += 1
         if self._stop.is_set():
             return
+        if self.read_service is not None and bearer_token(self.api):
+            remote = ReadServiceFeed(self.read_service, lambda: bearer_token(self.api), self.on_change,
+                                     self.request_timeout)  # fmt: skip
+            with self._lock:
+                self.informers.update(remote.caches)
+            self.remote = remote
+            remote.start()
         for res in self._wanted():
             self._start_informer(res)
         self.info_revision += 1
@@ -190,6 +224,10 @@ class Hub:
             for key, plural, namespaced in kinds:
                 if self.discovery.serves(group, plural):
                     wanted.append(Resource(key, group, version, plural, namespaced))
+        if self.only is not None:
+            wanted = [r for r in wanted if r.key in self.only]
+        if self.remote is not None:  # these come from the read service
+            wanted = [r for r in wanted if r.key not in REPLACED_CACHES]
         return wanted
 
     def _start_informer(self, res: Resource) -> None:

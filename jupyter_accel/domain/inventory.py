@@ -85,6 +85,31 @@ def allocated_by_node(pods: list[dict[str, Any]], memo: InventoryMemo | None = N
     return dict(out)
 
 
+def allocations_to_wire(allocated: dict[str, dict[str, Decimal]]) -> dict[str, dict[str, Any]]:
+    """allocated_by_node as the read service serves it: one object per node, named like the node, its quantities as
+    strings ({"metadata": {"name": node}, "allocated": {"nvidia.com/gpu": "2", "cpu": "1.5"}})."""
+    return {
+        node: {"metadata": {"name": node}, "allocated": {r: format(q, "f") for r, q in sorted(used.items())}}
+        for node, used in allocated.items()
+    }
+
+
+def allocations_from_wire(items: list[dict[str, Any]] | None) -> dict[str, dict[str, Decimal]] | None:
+    """The read service's allocation objects back as allocated_by_node's answer (None stays None: not visible)."""
+    if items is None:
+        return None
+    out: dict[str, dict[str, Decimal]] = {}
+    for item in items:
+        used = {}
+        for name, qty in (item.get("allocated") or {}).items():
+            try:
+                used[name] = parse_quantity(qty)
+            except ValueError:
+                continue  # a malformed entry must not hide the rest of the node
+        out[(item.get("metadata") or {}).get("name", "")] = used
+    return out
+
+
 def node_quantities(node: dict[str, Any], field: str) -> dict[str, Decimal]:
     out = {}
     for name, qty in ((node.get("status") or {}).get(field) or {}).items():

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ..models.base import Tone
 from ..models.fit import FitVerdict
-from ..models.info import ConnectionState
+from ..models.info import ClusterReads, ClusterReadsSource, ConnectionState
 from ..models.jobs import JobAction, JobDisplay, JobStatus
 from ..models.workloads import WorkloadState
 
@@ -135,3 +135,30 @@ def pod_tone(phase: str | None) -> Tone:
 
 def connection_look(state: ConnectionState) -> tuple[str, Tone]:
     return CONNECTION_LOOK[state]
+
+
+CLUSTER_READS = "nodes, accelerator allocations and Kueue's cluster queues"
+
+
+def cluster_reads(url: str | None, *, used: bool) -> ClusterReads:
+    """Where cluster-wide reads come from, in words: the read service when one is configured and this identity has a
+    bearer token to send it, else this server's own watches."""
+    if url and used:
+        return ClusterReads(
+            source=ClusterReadsSource.read_service,
+            url=url,
+            message=f"The {CLUSTER_READS} come from the cluster read service at {url}, which shows what this account "
+            "may read; this server does not watch them itself.",
+        )
+    if url:
+        return ClusterReads(
+            source=ClusterReadsSource.api_server,
+            url=url,
+            message=f"A cluster read service is configured ({url}), but this identity has no bearer token to send it "
+            f"(it signs in with a client certificate), so this server watches the {CLUSTER_READS} itself.",
+        )
+    return ClusterReads(
+        source=ClusterReadsSource.api_server,
+        message=f"This server reads the {CLUSTER_READS} that this account may see with its own watches of the "
+        "Kubernetes API server.",
+    )

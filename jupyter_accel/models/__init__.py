@@ -35,6 +35,8 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "info": (
         "ApiAvailability",
         "Capabilities",
+        "ClusterReads",
+        "ClusterReadsSource",
         "Connection",
         "ConnectionState",
         "Degraded",

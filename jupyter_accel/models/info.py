@@ -44,6 +44,20 @@ class Degraded(Wire):
     tone: Tone = Tone.warn
 
 
+class ClusterReadsSource(StrEnum):
+    api_server = "api-server"
+    read_service = "read-service"
+
+
+class ClusterReads(Wire):
+    """Where nodes, accelerator allocations and Kueue's cluster-scoped objects come from: this server's own watches of
+    the API server, or the shared read service (AccelConfig.read_service_url), which checks this account's rights."""
+
+    source: ClusterReadsSource
+    url: str | None = Field(None, description="The read service's URL, when one is configured.")
+    message: str = Field(description="A readable sentence, shown to the user as is.")
+
+
 class Connection(Wire):
     state: ConnectionState
     message: str = Field(description="A readable sentence about the connection, shown to the user as is.")
@@ -57,6 +71,9 @@ class Connection(Wire):
     kubernetes_version: str | None = None
     degraded: Degraded | None = Field(
         None, description="Set while the API server is slow, throttling or failing, or the watches reconnect."
+    )
+    cluster_reads: ClusterReads | None = Field(
+        None, description="Where cluster-wide reads come from; set once the caches are made."
     )
 
 

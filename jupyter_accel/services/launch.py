@@ -12,6 +12,7 @@ from ..domain.builders import Build, build
 from ..domain.builders.common import BuildContext
 from ..domain.fit import check_fit
 from ..domain.hardware_profiles import apply_profile, list_profiles
+from ..domain.inventory import allocations_from_wire
 from ..domain.job_request import validate_job_request
 from ..domain.kinds import spec_for
 from ..domain.queues import default_queue_name
@@ -105,10 +106,12 @@ def fit(hub: Caches, registry: AcceleratorRegistry, settings: JobSettings, reque
     built = prepare(hub, registry, settings, request)
     lq = hub.get("localqueues", built.queue, hub.namespace) if built.queue else None
     cq_name = ((lq or {}).get("spec") or {}).get("clusterQueue")
+    served = "allocations" in hub.informers  # the read service sums the pods
     return check_fit(
         built.demands,
         nodes=_readable(hub, "nodes"),
-        pods=_readable(hub, "allpods"),
+        pods=None if served else _readable(hub, "allpods"),
+        allocated=allocations_from_wire(_readable(hub, "allocations")) if served else None,
         local_queue=lq,
         cluster_queue=hub.get("clusterqueues", cq_name) if cq_name else None,
         cluster_queues=_readable(hub, "clusterqueues"),

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..cluster.informer import CacheState
 from ..domain.hardware_profiles import list_profiles
-from ..domain.inventory import InventoryMemo, build_inventory
+from ..domain.inventory import InventoryMemo, allocations_from_wire, build_inventory, inventory_of
 from ..domain.queues import build_queues
 from ..domain.workloads import Reading, build_workloads, positions_from_summaries
 from ..models import (
@@ -54,9 +54,13 @@ class Inventory:
             if self._last is not None and self._last[0] is not hub:
                 self._memo = InventoryMemo()  # another identity: nothing of the old caches is reused
             nodes = readable_items(hub, "nodes")
-            # allocated figures need every pod of the cluster; without that right they are left empty, not guessed
-            pods = readable_items(hub, "allpods") if "allpods" in hub.informers else None
-            summary, node_views = build_inventory(nodes, pods, self.registry, memo=self._memo)
+            if "allocations" in hub.informers:  # summed by the read service
+                allocated = allocations_from_wire(readable_items(hub, "allocations"))
+                summary, node_views = inventory_of(nodes, allocated, self.registry, memo=self._memo)
+            else:
+                # allocated figures need every pod of the cluster; without that right they are left empty, not guessed
+                pods = readable_items(hub, "allpods") if "allpods" in hub.informers else None
+                summary, node_views = build_inventory(nodes, pods, self.registry, memo=self._memo)
             self._last = (hub, revision, summary, node_views)
             return summary, node_views
 

@@ -38,5 +38,5 @@ def test_a_burst_from_threads_is_one_message_sent_after_the_views_are_ready():
 
 
 def test_every_cache_a_view_reads_is_one_of_its_topics():
-    assert set(depends("inventory")) == {"allpods", "nodes"}
+    assert set(depends("inventory")) == {"allpods", "allocations", "nodes"}  # allocations: from the read service
     assert {"pods", "events", "workloads", "pending", "nodes", "localqueues"} <= set(depends("jobs"))

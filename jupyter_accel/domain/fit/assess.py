@@ -88,6 +88,7 @@ def assess_fit(
     priority: int = 0,
     registry: AcceleratorRegistry | None = None,
     workloads: list[dict[str, Any]] | None = None,
+    allocated: dict[str, dict[str, Decimal]] | None = None,
 ) -> FitAssessment:
     """The verdict for a job made of `demands` (one PodDemand per role), with everything behind it.
 
@@ -96,7 +97,8 @@ def assess_fit(
     cluster_queues / cohorts: for cohort borrowing (siblings; all readable CQs is fine). resource_flavors: None
     when not readable (flavors then count as matching). pending: Workloads of the same LocalQueue (or visibility
     API items) to list those ahead of a new workload with `priority`; workloads: the cached Workloads those items
-    may name (their requests tell whether they compete for the same accelerators).
+    may name (their requests tell whether they compete for the same accelerators). allocated: what the pods hold
+    per node, summed (inventory.allocated_by_node, as the read service serves it), given instead of `pods`.
     """
     registry = registry or AcceleratorRegistry()
     demands = [d for d in demands if d.count > 0]
@@ -123,7 +125,7 @@ def assess_fit(
     if nodes is None:
         roles = {d.role: role_result(d, roles_q.get(d.role), registry) for d in demands}
     else:
-        roles = check_nodes(demands, nodes, pods, roles_q, registry)
+        roles = check_nodes(demands, nodes, pods, roles_q, registry, allocated)
     quota_never = [p for r in roles.values() for p in r.quota_problems]
     node_never = [p for r in roles.values() if r.ever_fits is False for p in r.node_problems]
     never = list(dict.fromkeys(quota_never + node_never))
@@ -140,7 +142,7 @@ def assess_fit(
         flavors_seen=resource_flavors is not None,
         borrowing=quota_seen is QuotaSeen.shown and cohort_of(cluster_queue or {}) is not None,
         nodes_seen=nodes is not None,
-        pods_seen=pods is not None,
+        pods_seen=pods is not None or allocated is not None,
         total=total,
         primary=primary(total, registry),
         quota=quota_rows,

@@ -74,11 +74,13 @@ def check_nodes(
     pods: list[dict[str, Any]] | None,
     roles_q: dict[str, RoleQuota],
     registry: AcceleratorRegistry,
+    allocated: dict[str, dict[str, Decimal]] | None = None,
 ) -> dict[str, RoleResult]:
-    """Per role: the nodes that accept its pods, how many fit now (when pods are visible) and ever, and why not."""
+    """Per role: the nodes that accept its pods, how many fit now (when pods are visible) and ever, and why not.
+    `allocated`: what the pods hold per node when it comes summed already (the read service), instead of `pods`."""
     by_name = {(n.get("metadata") or {}).get("name", ""): n for n in nodes}
     allocatable = {name: node_quantities(n, "allocatable") for name, n in by_name.items()}
-    used = allocated_by_node(pods) if pods is not None else None
+    used = allocated if allocated is not None else allocated_by_node(pods) if pods is not None else None
     free = (
         None
         if used is None

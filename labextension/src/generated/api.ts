@@ -538,8 +538,37 @@ export interface components {
              */
             dry_run: boolean;
         };
+        /**
+         * ClusterReads
+         * @description Where nodes, accelerator allocations and Kueue's cluster-scoped objects come from: this server's own watches of
+         *     the API server, or the shared read service (AccelConfig.read_service_url), which checks this account's rights.
+         */
+        ClusterReads: {
+            /**
+             * Message
+             * @description A readable sentence, shown to the user as is.
+             */
+            message: string;
+            source: components["schemas"]["ClusterReadsSource"];
+            /**
+             * Url
+             * @description The read service's URL, when one is configured.
+             * @default null
+             */
+            url: string | null;
+        };
+        /**
+         * ClusterReadsSource
+         * @enum {string}
+         */
+        ClusterReadsSource: "api-server" | "read-service";
         /** Connection */
         Connection: {
+            /**
+             * @description Where cluster-wide reads come from; set once the caches are made.
+             * @default null
+             */
+            cluster_reads: components["schemas"]["ClusterReads"] | null;
             /**
              * @description Set while the API server is slow, throttling or failing, or the watches reconnect.
              * @default null
