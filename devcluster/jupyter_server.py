@@ -1,4 +1,5 @@
-"""A Jupyter server with the extension in its own process, on 127.0.0.1, its log (stderr) kept in a file.
+"""A Jupyter server with the extension in its own process, on 127.0.0.1, its log (stderr) kept in a file; and the
+shared read service (`ReadServiceProcess`) the same way.
 
 The reliability tests and the benchmarks drive it with synchronous clients (schemathesis' requests session, raw
 sockets, threads, load generators) and read its whole log afterwards, which a server inside the test's own event
@@ -141,6 +142,65 @@ class JupyterProcess:
                 return body
             time.sleep(0.3)
         raise TimeoutError(f"extension not connected after {timeout}s: {body}")
+
+    def log_text(self) -> str:
+        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait(5)
+
+
+class ReadServiceProcess:
+    """The shared read service (`python -m jupyter_accel.readservice`) in its own process on 127.0.0.1, its log in a
+    file; ready once /healthz answers 200 (every key computed)."""
+
+    def __init__(self, workdir: Path, kubeconfig: Path | str, *, port: int | None = None, debounce: float = 0.5):
+        self.workdir = workdir
+        self.kubeconfig = str(kubeconfig)
+        self.port = port or free_port()
+        self.debounce = debounce
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log_path = workdir / "read-service.log"
+        self.proc: subprocess.Popen | None = None
+        workdir.mkdir(parents=True, exist_ok=True)
+
+    def start(self, timeout: float = 60) -> ReadServiceProcess:
+        argv = [sys.executable, "-m", "jupyter_accel.readservice", "--address", "127.0.0.1", "--port", str(self.port),
+                "--kubeconfig", self.kubeconfig, "--debounce", str(self.debounce), "--log-level", "DEBUG"]  # fmt: skip
+        log = self.log_path.open("ab")
+        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        self.proc = subprocess.Popen(argv, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"read service exited {self.proc.returncode}:\n{self.log_text()[-3000:]}")
+            with contextlib.suppress(OSError, ValueError):
+                if self.health()[0] == 200:
+                    return self
+            time.sleep(0.2)
+        raise TimeoutError(f"read service not ready after {timeout}s:\n{self.log_text()[-3000:]}")
+
+    def health(self) -> tuple[int, Any]:
+        return self.get("/healthz")
+
+    def get(self, path: str, token: str | None = None, headers: dict[str, str] | None = None) -> tuple[int, Any]:
+        """GET a path with `Authorization: Bearer <token>` (or the given headers); (status, JSON body)."""
+        head = {"Authorization": f"Bearer {token}"} if token is not None else {}
+        req = urllib.request.Request(self.url + path, headers={**head, **(headers or {})})
+        try:
+            with urllib.request.urlopen(req, timeout=30) as resp:
+                raw, code = resp.read(), resp.status
+        except urllib.error.HTTPError as exc:
+            raw, code = exc.read(), exc.code
+        return code, json.loads(raw) if raw else None
 
     def log_text(self) -> str:
         return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""

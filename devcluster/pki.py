@@ -53,8 +53,11 @@ IDENTITIES = {
     "notebook-user": Identity("notebook-user", ("notebooks",), "team-a"),
     # The privileged second identity: the notebook user's rights plus node / queue / visibility reads.
     "queue-viewer": Identity("queue-viewer", ("notebooks",), "team-a"),
+    # A reader of the whole cluster (nodes, every pod, Kueue, the job kinds), with no writes: a workbench account
+    # that the shared read service serves allocations to (tests/integration/test_read_service.py, the benchmarks).
+    "cluster-reader": Identity("cluster-reader", ("notebooks",), "team-a"),
 }
-TOKEN_USERS = ("notebook-user", "queue-viewer")
+TOKEN_USERS = ("notebook-user", "queue-viewer", "cluster-reader")
 
 
 def _name(cn: str, orgs: tuple[str, ...] = ()) -> x509.Name:

@@ -83,12 +83,18 @@ class BaseHandler(web.RequestHandler):
 
 
 class HealthHandler(BaseHandler):
-    """GET /healthz: 200 once every key has been computed from caches that listed, else 503 (readiness)."""
+    """GET /healthz: 200 once every key has been computed from caches that listed, else 503 (readiness); with each
+    key's state and revision, the open streams and the reviews sent so far (figures, no names)."""
 
     def get(self) -> None:
         snaps = self.service.publisher.snapshots
         ready = self.service.publisher.ready()
-        body = {"ready": ready, "keys": {k: s.state for k, s in snaps.items()}}
+        body = {
+            "ready": ready,
+            "keys": {k: {"state": s.state, "revision": s.revision} for k, s in snaps.items()},
+            "streams": len(self.service.streams),
+            "reviews": self.service.auth.reviews,
+        }
         self.write_json(body, 200 if ready else 503)
 
 
