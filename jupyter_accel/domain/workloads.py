@@ -216,22 +216,32 @@ def build_workloads(
 
 
 def find_workload_for_job(workloads: list[dict[str, Any]], job: dict[str, Any]) -> dict[str, Any] | None:
-    """The Workload of a job object: label kueue.x-k8s.io/job-uid, else a controller ownerReference with the
-    job's uid (or, for a job dict without uid, its kind and name). Newest wins when several match."""
-    jmeta = job.get("metadata") or {}
-    uid, kind, name = jmeta.get("uid"), job.get("kind"), jmeta.get("name")
+    """The Workload of a job object (WorkloadsByJob's rule; for many jobs, build one WorkloadsByJob)."""
+    return WorkloadsByJob(workloads).for_job(job)
 
-    def owned(wl: dict[str, Any]) -> bool:
-        for o in (wl.get("metadata") or {}).get("ownerReferences") or []:
-            if (uid and o.get("uid") == uid) or (not uid and o.get("kind") == kind and o.get("name") == name):
-                return True
-        return False
 
-    matches = [
-        wl
-        for wl in workloads
-        if (uid and ((wl.get("metadata") or {}).get("labels") or {}).get(JOB_UID) == uid) or owned(wl)
-    ]
-    if not matches:
-        return None
-    return max(matches, key=lambda wl: (wl.get("metadata") or {}).get("creationTimestamp") or "")
+class WorkloadsByJob:
+    """The Workloads indexed once by the job they belong to, so that a list of 500 jobs looks each one up instead
+    of scanning every Workload 500 times. A Workload belongs to a job by the label kueue.x-k8s.io/job-uid or by an
+    ownerReference with the job's uid; for a job dict without a uid, by an ownerReference with its kind and name.
+    Newest wins when several match."""
+
+    def __init__(self, workloads: list[dict[str, Any]]) -> None:
+        self._by_uid: dict[str, list[dict[str, Any]]] = {}
+        self._by_owner: dict[tuple[Any, Any], list[dict[str, Any]]] = {}
+        for wl in workloads:
+            meta = wl.get("metadata") or {}
+            uids = {((meta.get("labels") or {}).get(JOB_UID))}
+            for o in meta.get("ownerReferences") or []:
+                uids.add(o.get("uid"))
+                self._by_owner.setdefault((o.get("kind"), o.get("name")), []).append(wl)
+            for uid in uids - {None, ""}:
+                self._by_uid.setdefault(uid, []).append(wl)
+
+    def for_job(self, job: dict[str, Any]) -> dict[str, Any] | None:
+        jmeta = job.get("metadata") or {}
+        uid = jmeta.get("uid")
+        matches = self._by_uid.get(uid, []) if uid else self._by_owner.get((job.get("kind"), jmeta.get("name")), [])
+        if not matches:
+            return None
+        return max(matches, key=lambda wl: (wl.get("metadata") or {}).get("creationTimestamp") or "")

@@ -17,11 +17,11 @@ from ..domain import labels as L
 from ..domain.builders import Build
 from ..domain.builders.common import with_owner
 from ..domain.eta import parse_time
-from ..domain.job_status import derive_status, job_view, select_pods
+from ..domain.job_status import PodsByLabel, derive_status, job_view, select_pods
 from ..domain.kinds import KINDS, KindSpec, log_pod, spec_for
 from ..domain.presentation import FINISHED
 from ..domain.time_limit import LimitRefused, plan_limit, stopped_at_limit
-from ..domain.workloads import find_workload_for_job, positions_from_summaries
+from ..domain.workloads import WorkloadsByJob, find_workload_for_job, positions_from_summaries
 from ..models import (
     CleanupResponse,
     EventView,
@@ -81,9 +81,20 @@ class JobsService:
         return out
 
     def _view(
-        self, obj: dict[str, Any], positions, workloads, pods, known, events=None, eta=None, reading=None
+        self,
+        obj: dict[str, Any],
+        positions,
+        workloads,
+        pods,
+        known,
+        events=None,
+        eta=None,
+        reading=None,
+        by_job: WorkloadsByJob | None = None,
+        by_label: PodsByLabel | None = None,
     ) -> JobView:
-        wl = find_workload_for_job(workloads, obj)
+        """One job's view; a list passes the indexes it built once (`by_job`, `by_label`)."""
+        wl = (by_job or WorkloadsByJob(workloads)).for_job(obj)
         pos = None
         if wl is not None:
             lq_pos, _ = positions.get((self.namespace, wl["metadata"]["name"]), (None, None))
@@ -94,7 +105,7 @@ class JobsService:
         return job_view(
             obj,
             workload=wl,
-            pods=select_pods(obj, pods),
+            pods=(by_label or PodsByLabel(pods)).select(obj),
             position=pos,
             known_accelerators=known,
             writable=not self.settings.read_only,
@@ -113,6 +124,7 @@ class JobsService:
         positions, events = self._positions(), self._job_events()
         eta = EtaIndex(workloads, positions, self.namespace, known)  # once per list: not once per queued job
         reading = workload_reading(self.hub)  # what /workloads reads too
+        by_job, by_label = WorkloadsByJob(workloads), PodsByLabel(pods)  # once per list: not a scan per job
         workbench = self.settings.workbench_label
         views: list[JobView] = []
         visibility: dict[str, Visibility] = {}
@@ -126,7 +138,7 @@ class JobsService:
                 obj = self._typed(info, obj)
                 if scope == "mine" and not _mine(obj, workbench):
                     continue
-                views.append(self._view(obj, positions, workloads, pods, known, events, eta, reading))
+                views.append(self._view(obj, positions, workloads, pods, known, events, eta, reading, by_job, by_label))
         views.sort(key=lambda v: v.created or "", reverse=True)
         return JobsResponse(jobs=views, scope=scope, kinds_served=self.served_kinds(), visibility=visibility)
 
