@@ -17,7 +17,7 @@ from decimal import Decimal
 from typing import Any
 
 from .objects import condition, field
-from .queues import headroom, quota_cells
+from .queues import Headrooms, quota_cells
 from .resources import parse_quantity
 
 
@@ -80,11 +80,13 @@ def estimate_start(
     cluster_queues: list[dict[str, Any]] | None = None,
     cohorts: list[dict[str, Any]] | None = None,
     flavor: str | None = None,
+    headroom_of: Headrooms | None = None,
 ) -> StartEstimate | None:
     """The latest start of a workload that needs `needs` (its accelerators) in `cluster_queue`, if the admitted
     workloads of that queue (`admitted`, those visible) stop at their limits. `ahead`: the needs of the pending
     workloads before it. `flavor`: the flavor Kueue tried (from its message), else the queue's first for each
-    resource. None when there is nothing to estimate (no accelerator need)."""
+    resource. `headroom_of`: the answer's Headrooms, when it estimates many. None when there is nothing to estimate
+    (no accelerator need)."""
     if not needs:
         return None
     if cluster_queue is None:
@@ -94,7 +96,7 @@ def estimate_start(
     for resource, need in needs.items():
         flavors = [f for (f, r) in cells if r == resource]
         chosen = flavor if flavor in flavors else (flavors[0] if flavors else None)
-        room = headroom(cluster_queue, chosen, resource, cluster_queues, cohorts) if chosen else None
+        room = (headroom_of or Headrooms(cluster_queues, cohorts))(cluster_queue, chosen, resource) if chosen else None
         if room is None:
             continue
         shortfall = need + sum((a.get(resource, Decimal(0)) for a in ahead), Decimal(0)) - room.available

@@ -183,6 +183,23 @@ def headroom(
     return Headroom(cell.nominal, reserved, free, available - free, available, max_capacity, True)
 
 
+class Headrooms:
+    """headroom() for one answer's read of the caches, each question computed once: a list of 500 jobs queued in
+    one ClusterQueue asks the same one 1,500 times. Holds the lists it was made with, so make one per answer."""
+
+    def __init__(
+        self, cluster_queues: list[dict[str, Any]] | None = None, cohorts: list[dict[str, Any]] | None = None
+    ) -> None:
+        self.cluster_queues, self.cohorts = cluster_queues, cohorts
+        self._known: dict[tuple[str, str, str], Headroom | None] = {}
+
+    def __call__(self, cq: dict[str, Any], flavor: str, resource: str) -> Headroom | None:
+        key = (_name(cq), flavor, resource)
+        if key not in self._known:
+            self._known[key] = headroom(cq, flavor, resource, self.cluster_queues, self.cohorts)
+        return self._known[key]
+
+
 def quota_summary(q: ResourceQuota) -> str:
     """One resource of a queue in a sentence: admitted use, reservations beyond it (waiting on admission checks),
     nominal quota and what the cohort may lend, e.g. 'nvidia.com/gpu: 2 used, 1 reserved of 8 nominal, 4

@@ -17,7 +17,7 @@ from ..models.workloads import WorkloadState
 from .eta import clock, parse_time
 from .objects import condition, has_true
 from .preemption import preemption, preemption_sentence
-from .queues import headroom
+from .queues import Headrooms
 from .resources import format_quantity, parse_quantity, pod_requests
 from .time_limit import LIMIT_REASON, stopped_at_limit, stopped_sentence
 
@@ -99,6 +99,7 @@ def _quota_sentence(
     needs: dict[str, Decimal],
     cq: dict[str, Any] | None,
     cluster_queues: list[dict[str, Any]] | None,
+    headroom_of: Headrooms | None = None,
 ) -> tuple[str, bool] | None:
     """(sentence, never) for the known flavor-assignment messages; None when the message has another shape."""
     where = f"ClusterQueue {cq_name}" if cq_name else "its ClusterQueue"
@@ -128,7 +129,7 @@ def _quota_sentence(
         text = f"Waiting for quota in {where}: needs "
         text += f"{format_quantity(res, need)} {res}" if need is not None else res
         text += f" on flavor {flavor}"
-        h = headroom(cq, flavor, res, cluster_queues) if cq else None
+        h = (headroom_of or Headrooms(cluster_queues))(cq, flavor, res) if cq else None
         if h is not None:
             text += f", {format_quantity(res, h.reserved)} of {format_quantity(res, h.nominal)} in use"
             if h.borrowable:
@@ -160,6 +161,7 @@ def describe(
     cq: dict[str, Any] | None = None,
     cluster_queues: list[dict[str, Any]] | None = None,
     others: Mapping[str, Mapping[str, Any]] | None = None,
+    headroom_of: Headrooms | None = None,
 ) -> tuple[WorkloadState, str | None, str]:
     """(state, deciding reason, sentence). `cq` (the ClusterQueue object, when visible) adds "6 of 8 in use";
     `others`: the readable Workloads by uid, to name a preemptor. A reason in NEVER: it can never be admitted as
@@ -220,7 +222,7 @@ def describe(
     if qr is None:
         return WorkloadState.pending, None, "Waiting to be evaluated by Kueue"
     reason, msg = qr.get("reason"), qr.get("message") or ""
-    parsed = _quota_sentence(msg, cq_name, total_requests(wl), cq, cluster_queues)
+    parsed = _quota_sentence(msg, cq_name, total_requests(wl), cq, cluster_queues, headroom_of)
     if parsed is not None:
         text, never = parsed
         if never:  # Kueue 0.17 says why in words only; newer Kueue's reason agrees

@@ -19,7 +19,7 @@ from ..models.workloads import (
 )
 from .labels import JOB_UID
 from .presentation import place_in_line, workload_look
-from .queues import NOT_VISIBLE
+from .queues import NOT_VISIBLE, Headrooms
 from .resources import parse_quantity, to_number
 from .workload_state import (
     NEVER,
@@ -73,6 +73,10 @@ class Reading:
     cluster_queues: list[dict[str, Any]] | None = None
     positions: Positions = field(default_factory=dict)
     by_uid: Mapping[str, dict[str, Any]] = field(default_factory=dict)
+    headrooms: Headrooms = field(init=False, compare=False)  # of cluster_queues, each question once
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "headrooms", Headrooms(self.cluster_queues))
 
     @classmethod
     def of(
@@ -111,6 +115,7 @@ class Reading:
             cq=self.cqs.get(cq_name or ""),
             cluster_queues=self.cluster_queues,
             others=self.by_uid,
+            headroom_of=self.headrooms,
         )
 
 

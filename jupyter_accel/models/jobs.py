@@ -286,7 +286,8 @@ class JobView(Wire):
     ahead: list[PendingAhead] = Field(
         default_factory=list,
         description="Queued: the workloads before it in its LocalQueue that compete for the same accelerators and "
-        "flavor (owner, size, priority, place), as far as this account sees them.",
+        "flavor (owner, size, priority, place), as far as this account sees them. In a job's detail "
+        "(GET jobs/{kind}/{name}); lists leave it empty.",
     )
     accelerators: dict[str, int] = Field(
         default_factory=dict, description="Accelerators held now: requests of running pods."

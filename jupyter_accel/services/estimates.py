@@ -9,6 +9,7 @@ from ..domain.eta import StartEstimate, estimate_start
 from ..domain.fit.assess import pending_ahead
 from ..domain.fit.wire import pending_ahead as ahead_wire
 from ..domain.objects import has_true
+from ..domain.queues import Headrooms
 from ..domain.workload_state import total_requests, tried_flavor
 from ..models import PendingAhead
 from .ports import Caches
@@ -18,8 +19,14 @@ class EtaIndex:
     """What every start estimate of one answer reads, gathered in one pass over the workloads: the admitted ones
     by ClusterQueue, and the queued ones by LocalQueue with their place in line and accelerator requests."""
 
-    def __init__(self, workloads: list[dict[str, Any]], positions, namespace: str, known: list[str]) -> None:
+    def __init__(
+        self, hub: Caches, workloads: list[dict[str, Any]], positions, namespace: str, known: list[str]
+    ) -> None:
         self.wanted = set(known)
+        # the quota lists and their headroom, read once for every estimate of the answer
+        self.cluster_queues = hub.items("clusterqueues") if hub.readable("clusterqueues") else None
+        self.cohorts = hub.items("cohorts") if hub.readable("cohorts") else None
+        self.headrooms = Headrooms(self.cluster_queues, self.cohorts)
         self._positions, self._namespace = positions, namespace
         self.admitted: dict[str | None, list[dict[str, Any]]] = {}
         self.queued: dict[str | None, list[tuple[int, dict[str, Any]]]] = {}
@@ -53,9 +60,10 @@ def start_estimate(hub: Caches, wl: dict[str, Any], index: EtaIndex) -> StartEst
         cluster_queue=cq,
         admitted=index.admitted.get(cq_name, []),
         ahead=ahead,
-        cluster_queues=hub.items("clusterqueues") if hub.readable("clusterqueues") else None,
-        cohorts=hub.items("cohorts") if hub.readable("cohorts") else None,
+        cluster_queues=index.cluster_queues,
+        cohorts=index.cohorts,
         flavor=tried_flavor(wl),
+        headroom_of=index.headrooms,
     )
 
 

@@ -92,15 +92,18 @@ class JobsService:
         reading=None,
         by_job: WorkloadsByJob | None = None,
         by_label: PodsByLabel | None = None,
+        with_ahead: bool = True,
     ) -> JobView:
-        """One job's view; a list passes the indexes it built once (`by_job`, `by_label`)."""
+        """One job's view; a list passes the indexes it built once (`by_job`, `by_label`), and leaves out the
+        workloads ahead of each queued job (`with_ahead`): 500 queued jobs of one queue would carry 125,000 of them,
+        a scan of the queue each (the detail carries them)."""
         wl = (by_job or WorkloadsByJob(workloads)).for_job(obj)
         pos = None
         if wl is not None:
             lq_pos, _ = positions.get((self.namespace, wl["metadata"]["name"]), (None, None))
             pos = lq_pos
         events = self._job_events() if events is None else events
-        eta = EtaIndex(workloads, positions, self.namespace, known) if eta is None else eta
+        eta = EtaIndex(self.hub, workloads, positions, self.namespace, known) if eta is None else eta
         reading = workload_reading(self.hub) if reading is None else reading
         return job_view(
             obj,
@@ -112,7 +115,7 @@ class JobsService:
             events=events.get((obj.get("kind") or "", obj["metadata"]["name"]), []),
             eta=start_estimate(self.hub, wl, eta) if wl is not None else None,
             limit_ceiling=self.settings.max_run_seconds_limit,
-            ahead=queued_ahead(self.hub, wl, eta, workloads) if wl is not None else (),
+            ahead=queued_ahead(self.hub, wl, eta, workloads) if wl is not None and with_ahead else (),
             reading=reading,
             idle_since=self.idle.idle_since((obj.get("metadata") or {}).get("uid")) if self.idle else None,
             idle_after=self.idle.after if self.idle else 0,
@@ -122,7 +125,7 @@ class JobsService:
         check_scope(scope)
         workloads, pods, known = self.hub.items("workloads"), self.hub.items("pods"), self.known_accelerators()
         positions, events = self._positions(), self._job_events()
-        eta = EtaIndex(workloads, positions, self.namespace, known)  # once per list: not once per queued job
+        eta = EtaIndex(self.hub, workloads, positions, self.namespace, known)  # once per list: not once per queued job
         reading = workload_reading(self.hub)  # what /workloads reads too
         by_job, by_label = WorkloadsByJob(workloads), PodsByLabel(pods)  # once per list: not a scan per job
         workbench = self.settings.workbench_label
@@ -138,7 +141,11 @@ class JobsService:
                 obj = self._typed(info, obj)
                 if scope == "mine" and not _mine(obj, workbench):
                     continue
-                views.append(self._view(obj, positions, workloads, pods, known, events, eta, reading, by_job, by_label))
+                views.append(
+                    self._view(
+                        obj, positions, workloads, pods, known, events, eta, reading, by_job, by_label, with_ahead=False
+                    )
+                )
         views.sort(key=lambda v: v.created or "", reverse=True)
         return JobsResponse(jobs=views, scope=scope, kinds_served=self.served_kinds(), visibility=visibility)
 

@@ -71,7 +71,7 @@ def test_a_queued_job_lists_who_is_ahead_with_owner_size_priority_and_place():
     hub.caches["workloads"] = wls
     hub.pending["default"] = [item(w["metadata"]["name"], i, w["spec"]["priority"]) for i, w in enumerate(wls)]
     positions = {("team-a", w["metadata"]["name"]): (i, i) for i, w in enumerate(wls)}
-    index = EtaIndex(wls, positions, "team-a", [GPU])
+    index = EtaIndex(hub, wls, positions, "team-a", [GPU])
     (ahead,) = queued_ahead(hub, me, index, wls)
     assert (ahead.name, ahead.owner_kind, ahead.owner_name) == ("pytorchjob-big", "PyTorchJob", "pytorchjob-big")
     assert (ahead.priority, ahead.place, ahead.requests_text) == (100, "1st in line", {GPU: "8"})

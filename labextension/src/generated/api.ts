@@ -1287,7 +1287,7 @@ export interface components {
             };
             /**
              * Ahead
-             * @description Queued: the workloads before it in its LocalQueue that compete for the same accelerators and flavor (owner, size, priority, place), as far as this account sees them.
+             * @description Queued: the workloads before it in its LocalQueue that compete for the same accelerators and flavor (owner, size, priority, place), as far as this account sees them. In a job's detail (GET jobs/{kind}/{name}); lists leave it empty.
              */
             ahead?: components["schemas"]["PendingAhead"][];
             /**
