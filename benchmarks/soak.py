@@ -18,7 +18,7 @@ broadcaster numbers them), and the server's RSS, open file descriptors, sockets 
 idle, once the clients are on (after a warm-up), their peak, at the end, and once the clients have gone.
 
 The clients run in two processes of their own (readers; streams), so that their Python does not delay the stream
-readers' clocks. It prints one table, saves JSON, removes its jobs and stops by itself. All traffic stays on
+readers' clocks (soak_load.py: the clients and the churner; soak_figures.py: the sampling and the figures). It prints one table, saves JSON, removes its jobs and stops by itself. All traffic stays on
 loopback.
 
     python benchmarks/soak.py                    # 50 clients (16 streams) for 5 minutes, on a devcluster of its own
@@ -30,17 +30,12 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures
-import contextlib
-import http.client
-import itertools
 import json
 import multiprocessing
 import os
 import platform
-import queue
 import sys
 import tempfile
-import threading
 import time
 import uuid
 from dataclasses import asdict, dataclass, replace
@@ -51,24 +46,14 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO), str(REPO / "benchmarks")]
 
-from scale import Http, percentile, summary  # noqa: E402
+from scale import percentile, summary  # noqa: E402
+from soak_figures import Sampler, push_figures, resource_figures  # noqa: E402
+from soak_load import NAMESPACE, WORKBENCH, Churner, reader_group, remove_jobs, stream_group  # noqa: E402
 
 from devcluster.cluster import Cluster  # noqa: E402
 from devcluster.jupyter_server import JupyterProcess, process_figures  # noqa: E402
-from devcluster.rest import ApiError  # noqa: E402
 
-NAMESPACE = "team-a"  # the operators (KubeRay, training-operator) reconcile team-a and team-b only
-WORKBENCH = "/notebook/team-a/soak-bench"  # NB_PREFIX of the server: its jobs carry workbench=soak-bench
-WORKBENCH_LABEL = "jupyter-accel.io/workbench=soak-bench"
-JOB_APIS = (("kubeflow.org/v1", "pytorchjobs"), ("ray.io/v1", "rayclusters"))  # what the churner makes
 MAX_STREAMS_PER_USER = 16  # jupyter_accel.api.base.MAX_STREAMS_PER_USER (checked against it in run())
-FETCH = {  # what a push event's topic makes a stream client fetch again (the sidebar's keysForTopics)
-    "inventory": "/accel/v1/inventory",
-    "profiles": "/accel/v1/profiles",
-    "queues": "/accel/v1/queues",
-    "workloads": "/accel/v1/queues",
-    "jobs": "/accel/v1/jobs?scope=namespace",
-}
 
 
 @dataclass(frozen=True)
@@ -86,308 +71,6 @@ class Settings:
     @classmethod
     def smoke(cls) -> Settings:
         return cls(clients=10, streams=4, seconds=30.0, warmup=6.0, churn_every=1.0, live=4)
-
-
-# -- clients (each group in a process of its own) ------------------------------------------------------------------
-def _reader_group(port: int, token: str, paths: list[str], n: int, think: float, stop_at: float) -> dict[str, Any]:
-    """`n` threads GET `paths` in turn until stop_at; latencies per path, errors with the first few texts."""
-    http_ = Http(_Target(port, token))
-    lat: dict[str, list[float]] = {p: [] for p in paths}
-    errors: list[str] = []
-    lock = threading.Lock()
-
-    def client(i: int) -> None:
-        for path in itertools.islice(itertools.cycle(paths), i, None):
-            if time.monotonic() >= stop_at:
-                return
-            t0 = time.perf_counter()
-            try:
-                code, body = http_.get(path, timeout=30)
-                ok = code == 200
-                why = f"{code} {body[:200]!r}"
-            except Exception as exc:
-                ok, why = False, f"{type(exc).__name__}: {exc}"
-            took = time.perf_counter() - t0
-            with lock:
-                (lat[path].append(took) if ok else errors.append(f"GET {path}: {why}"))
-            time.sleep(think)
-
-    threads = [threading.Thread(target=client, args=(i,), daemon=True) for i in range(n)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(max(1.0, stop_at - time.monotonic() + 60))
-    return {"latencies": lat, "errors": len(errors), "first_errors": errors[:5]}
-
-
-class _Target:
-    def __init__(self, port: int, token: str) -> None:
-        self.port, self.headers = port, {"Authorization": f"token {token}"}
-
-
-class _StreamClient:
-    """One push stream, read in one thread (each event's arrival time), and a second thread that fetches again what
-    the events name, as the sidebar does; a fetch of jobs keeps the names it showed."""
-
-    def __init__(self, port: int, token: str, stop_at: float) -> None:
-        self.port, self.token, self.stop_at = port, token, stop_at
-        self.events: list[tuple[float, int, list[str]]] = []  # (arrival, revision, topics)
-        self.job_fetches: list[tuple[float, float, list[str]]] = []  # (event arrival, answered, job names)
-        self.errors: list[str] = []
-        self.fetches = 0
-        self._todo: queue.Queue[tuple[float, list[str]] | None] = queue.Queue()
-        self._http = Http(_Target(port, token))
-
-    def run(self) -> None:
-        fetcher = threading.Thread(target=self._fetch_loop, daemon=True)
-        fetcher.start()
-        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
-        try:
-            conn.request("GET", "/accel/v1/stream", headers={"Authorization": f"token {self.token}"})
-            resp = conn.getresponse()
-            if resp.status != 200:
-                self.errors.append(f"stream: {resp.status} {resp.read()[:200]!r}")
-                return
-            while time.monotonic() < self.stop_at:
-                line = resp.readline()  # a keep-alive comment comes every 15 s, so this never waits longer
-                if not line:
-                    self.errors.append("stream: the server closed it")
-                    return
-                if line.startswith(b"data: "):
-                    now = time.monotonic()
-                    msg = json.loads(line[6:])
-                    self.events.append((now, msg["revision"], msg["topics"]))
-                    self._todo.put((now, msg["topics"]))
-        except Exception as exc:
-            if time.monotonic() < self.stop_at:
-                self.errors.append(f"stream: {type(exc).__name__}: {exc}")
-        finally:
-            conn.close()
-            self._todo.put(None)
-            fetcher.join(60)
-
-    def _fetch_loop(self) -> None:
-        while True:
-            item = self._todo.get()
-            if item is None:
-                return
-            arrival, topics = item
-            while not self._todo.empty():  # events that came meanwhile: one fetch answers them all
-                more = self._todo.get()
-                if more is None:
-                    self._todo.put(None)
-                    break
-                arrival, topics = more[0], sorted({*topics, *more[1]})
-            wanted = set(FETCH) if "*" in topics else {t for t in topics if t in FETCH}
-            for path in sorted({FETCH[t] for t in wanted}):
-                try:
-                    code, body = self._http.get(path, timeout=30)
-                except Exception as exc:
-                    self.errors.append(f"GET {path}: {type(exc).__name__}: {exc}")
-                    continue
-                self.fetches += 1
-                if code != 200:
-                    self.errors.append(f"GET {path}: {code} {body[:200]!r}")
-                elif path == FETCH["jobs"]:
-                    names = [j["name"] for j in json.loads(body)["jobs"]]
-                    self.job_fetches.append((arrival, time.monotonic(), names))
-
-
-def _stream_group(port: int, token: str, n: int, stop_at: float) -> list[dict[str, Any]]:
-    clients = [_StreamClient(port, token, stop_at) for _ in range(n)]
-    threads = [threading.Thread(target=c.run, daemon=True) for c in clients]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(max(1.0, stop_at - time.monotonic() + 90))
-    return [
-        {"events": c.events, "job_fetches": c.job_fetches, "errors": c.errors, "fetches": c.fetches} for c in clients
-    ]
-
-
-# -- the churn -----------------------------------------------------------------------------------------------------
-class Churner:
-    """Creates a job every `every` seconds through the server and deletes the oldest past `live`; each change with
-    the time its request was sent."""
-
-    KINDS = (
-        {"kind": "pytorch", "workers": 1, "command": ["sh", "-c", "echo soak"]},
-        {"kind": "ray-cluster", "workers": 1},
-    )
-
-    def __init__(self, server: JupyterProcess, every: float, live: int) -> None:
-        self.server, self.every, self.live = server, every, live
-        # (write sent, its answer: the API server has made the change, "create" | "delete", name)
-        self.changes: list[tuple[float, float, str, str]] = []
-        self.alive: list[tuple[str, str]] = []  # (kind, name), oldest first
-        self.write_ms: list[float] = []
-        self.errors: list[str] = []
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-        self._n = itertools.count()
-
-    def __enter__(self) -> Churner:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self._stop.set()
-        self._thread.join(60)
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            t_next = time.monotonic() + self.every
-            self._create()
-            if len(self.alive) > self.live:
-                self._delete(*self.alive.pop(0))
-            self._stop.wait(max(0.0, t_next - time.monotonic()))
-
-    def _create(self) -> None:
-        i = next(self._n)
-        body = {**self.KINDS[i % len(self.KINDS)], "name": f"soak-{uuid.uuid4().hex[:5]}-{i}"}
-        body["client_request_id"] = body["name"]
-        t0 = time.monotonic()
-        code, answer = self.server.get_json("/accel/v1/jobs", method="POST", body=body, timeout=60)
-        if code == 201:
-            self.changes.append((t0, time.monotonic(), "create", body["name"]))
-            self.write_ms.append(1000 * (time.monotonic() - t0))
-            self.alive.append((body["kind"], body["name"]))
-        else:
-            self.errors.append(f"POST jobs {body['name']}: {code} {str(answer)[:200]}")
-
-    def _delete(self, kind: str, name: str) -> None:
-        t0 = time.monotonic()
-        code, answer = self.server.get_json(f"/accel/v1/jobs/{kind}/{name}", method="DELETE", timeout=60)
-        if code in (200, 202, 204):
-            self.changes.append((t0, time.monotonic(), "delete", name))
-            self.write_ms.append(1000 * (time.monotonic() - t0))
-        else:
-            self.errors.append(f"DELETE {kind}/{name}: {code} {str(answer)[:200]}")
-
-
-def remove_jobs(cluster: Cluster, timeout: float = 90) -> int:
-    """Every job of the soak's workbench in the namespace, gone (their pods follow them, collected by Kubernetes)."""
-    admin, removed = cluster.admin, 0
-    paths = [f"/apis/{api}/namespaces/{NAMESPACE}/{plural}" for api, plural in JOB_APIS]
-    for path in paths:
-        for item in admin.get(f"{path}?labelSelector={WORKBENCH_LABEL}")["items"]:
-            with contextlib.suppress(ApiError):
-                admin.request("DELETE", f"{path}/{item['metadata']['name']}")
-                removed += 1
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if not any(admin.get(f"{path}?labelSelector={WORKBENCH_LABEL}")["items"] for path in paths):
-            break
-        time.sleep(0.5)
-    return removed
-
-
-# -- measuring -----------------------------------------------------------------------------------------------------
-class Sampler:
-    """The server process's figures every second, in a thread."""
-
-    def __init__(self, pid: int) -> None:
-        self.pid = pid
-        self.samples: list[tuple[float, dict[str, float]]] = []
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            with contextlib.suppress(OSError):
-                self.samples.append((time.monotonic(), process_figures(self.pid)))
-            self._stop.wait(1.0)
-
-    def __enter__(self) -> Sampler:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self._stop.set()
-        self._thread.join(5)
-
-    def between(self, a: float, b: float) -> list[dict[str, float]]:
-        return [s for t, s in self.samples if a <= t <= b]
-
-
-def push_figures(changes: list[tuple[float, float, str, str]], streams: list[dict[str, Any]], stop_at: float) -> dict:
-    """For each change (from the answer of the write that made it) and stream client: the first push event after
-    the write was sent whose fetch shows the change. An event may come before the write's answer (the watch can be
-    quicker than the answer's way back): it counts as 0."""
-    to_event, to_seen, missed = [], [], []
-    for sent, t0, what, name in changes:
-        if t0 > stop_at - 5:  # too late in the run for every client to see it
-            continue
-        for i, s in enumerate(streams):
-            hit = next(
-                (
-                    (arrival, answered)
-                    for arrival, answered, names in s["job_fetches"]
-                    if arrival >= sent and ((name in names) == (what == "create"))
-                ),
-                None,
-            )
-            if hit is None:
-                missed.append(f"client {i}: {what} {name}")
-            else:
-                to_event.append(max(0.0, hit[0] - t0))
-                to_seen.append(max(0.0, hit[1] - t0))
-    gaps, reconnects, lasts = 0, 0, []
-    for s in streams:
-        revisions = [r for _, r, _ in s["events"]]
-        gaps += sum(b - a - 1 for a, b in itertools.pairwise(revisions) if b != a + 1)
-        reconnects += sum(1 for _, _, topics in s["events"][1:] if "*" in topics)
-        if revisions:
-            lasts.append(revisions[-1])
-    return {
-        "changes": len([c for c in changes if c[1] <= stop_at - 5]),
-        "samples": len(to_event),
-        "missed": len(missed),
-        "first_missed": missed[:5],
-        "to_event_p50_ms": _ms(percentile(to_event, 50)),
-        "to_event_p99_ms": _ms(percentile(to_event, 99)),
-        "to_event_max_ms": _ms(max(to_event, default=None)),
-        "to_seen_p50_ms": _ms(percentile(to_seen, 50)),
-        "to_seen_p99_ms": _ms(percentile(to_seen, 99)),
-        "to_seen_max_ms": _ms(max(to_seen, default=None)),
-        "events_per_client": [len(s["events"]) for s in streams],
-        "revision_gaps": gaps,  # pushes a client never received
-        "reconnects": reconnects,
-        "last_revision_spread": (max(lasts) - min(lasts)) if lasts else None,
-    }
-
-
-def _ms(v: float | None) -> float | None:
-    return None if v is None else round(v * 1000, 1)
-
-
-def resource_figures(sampler: Sampler, t_begin: float, t_start: float, t_end: float, t_after: float) -> dict:
-    """idle: the last sample before the clients came; start: the first after the warm-up; peak and end: over the
-    load; after: the first once the clients had gone."""
-    before = [s for t, s in sampler.samples if t < t_begin][-1:]
-    after = [s for t, s in sampler.samples if t >= t_after][:1]
-    during = [(t, s) for t, s in sampler.samples if t_start <= t <= t_end]
-    out: dict[str, dict[str, float | None]] = {}
-    for key in ("rss_mib", "fds", "sockets", "threads"):
-        series = [s[key] for _, s in during]
-        out[key] = {
-            "idle": before[0][key] if before else None,
-            "start": series[0] if series else None,
-            "peak": max(series) if series else None,
-            "end": series[-1] if series else None,
-            "after": after[0][key] if after else None,
-            "slope_per_min": _slope([t for t, _ in during], series),
-        }
-    return out
-
-
-def _slope(ts: list[float], ys: list[float]) -> float | None:
-    """Least-squares growth per minute over the load (flat: about 0)."""
-    if len(ts) < 3:
-        return None
-    mt, my = sum(ts) / len(ts), sum(ys) / len(ys)
-    var = sum((t - mt) ** 2 for t in ts)
-    return round(60 * sum((t - mt) * (y - my) for t, y in zip(ts, ys, strict=True)) / var, 2) if var else 0.0
 
 
 # -- the run -------------------------------------------------------------------------------------------------------
@@ -469,10 +152,8 @@ def run(cluster: Cluster, settings: Settings, *, log=print) -> dict[str, Any]:
             stop_at = t_begin + settings.seconds
             spawn = multiprocessing.get_context("spawn")
             with concurrent.futures.ProcessPoolExecutor(2, mp_context=spawn) as pool:
-                stream_job = pool.submit(_stream_group, server.port, server.token, streams, stop_at)
-                read_job = pool.submit(
-                    _reader_group, server.port, server.token, paths, readers, settings.think, stop_at
-                )
+                stream_job = pool.submit(stream_group, server.port, server.token, streams, stop_at)
+                read_job = pool.submit(reader_group, server.port, server.token, paths, readers, settings.think, stop_at)
                 time.sleep(1.0)  # the streams are open before the first change
                 with Churner(server, settings.churn_every, settings.live) as churner:
                     time.sleep(max(0.0, t_begin + settings.warmup - time.monotonic()))

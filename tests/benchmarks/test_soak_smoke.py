@@ -18,6 +18,7 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "benchmarks"))
 
 import soak  # noqa: E402
+import soak_load  # noqa: E402
 
 pytestmark = pytest.mark.cluster
 
@@ -56,4 +57,4 @@ def test_soak_smoke(devcluster):
         "/apis/kubeflow.org/v1/namespaces/team-a/pytorchjobs",
         "/apis/ray.io/v1/namespaces/team-a/rayclusters",
     ):
-        assert admin.get(f"{path}?labelSelector={soak.WORKBENCH_LABEL}")["items"] == [], path
+        assert admin.get(f"{path}?labelSelector={soak_load.WORKBENCH_LABEL}")["items"] == [], path
