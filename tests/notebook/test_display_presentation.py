@@ -130,6 +130,7 @@ def test_info_shows_a_degraded_connection_in_the_servers_sentence_and_tone():
     text = repr(View(info)).splitlines()
     assert text[2:5] == ["Kubernetes: connected", "Connected as alice.", sentence], text[:6]
     html = View(info)._repr_html_()
-    assert f'color:var(--jp-error-color1, #d32f2f);margin:0.1em 0">{sentence}' in html  # the server's tone, not a fixed one
+    # the server's tone, not a fixed one
+    assert f'color:var(--jp-error-color1, #d32f2f);margin:0.1em 0">{sentence}' in html
     healthy = InfoResponse.model_validate({**info.model_dump(), "connection": connection})
     assert sentence not in repr(View(healthy)) and "throttl" not in View(healthy)._repr_html_()
