@@ -291,6 +291,24 @@ test('queues a job too big for the quota, suspends and resumes it', async ({
   await expect(row).not.toContainText('in line');
   await shoot(page, 'jobs-queued');
 
+  // one sentence per state: the server's own words and label, in the row and in the detail tab
+  const served = (
+    (await (await page.request.get('/accel/v1/jobs?scope=namespace')).json())
+      .jobs as { name: string; display: { sentence: string; label: string } }[]
+  ).find(j => j.name === name)!;
+  expect(served.display.sentence).toContain('Can never be admitted');
+  await expect(row.locator('.jp-accel-job-reason')).toContainText(
+    served.display.sentence
+  );
+  await expect(row.locator('.jp-accel-status-badge')).toHaveText(
+    served.display.label
+  );
+  await row.getByRole('button', { name: 'Details' }).click();
+  const tab = page.locator(`#jp-accel-job-pytorch-${name}`);
+  await expect(tab.getByRole('status', { name: 'Job status' })).toContainText(
+    served.display.sentence
+  );
+
   await row.getByRole('button', { name: 'Suspend' }).click();
   await expect(row).toHaveAttribute('data-status', 'Suspended', {
     timeout: 30_000
