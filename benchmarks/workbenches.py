@@ -1,13 +1,17 @@
 """What each additional workbench costs the API server: watches, watch bytes at a given churn, requests, memory.
 
-Each workbench runs its own Jupyter server with its own watches. This starts `--servers` of them for each of two
+Each workbench runs its own Jupyter server with its own watches. This starts `--servers` of them for each of three
 kinds of account, side by side with none, while pods across the cluster change at `--churn` per second, and reads
 the API server's own metrics (apiserver_longrunning_requests for watches, apiserver_watch_events_sizes for the
 bytes it sends to watchers, apiserver_request_total for requests):
 
 - a namespace user (devcluster's notebook-user in team-a: no cluster-wide pods or nodes, as in a default
-  OpenShift AI project), and
-- a cluster reader (admin: may list every pod and node, so it watches them all).
+  OpenShift AI project),
+- a cluster reader (admin: may list every pod and node, so it watches them all), and
+- a cluster reader via the read service (devcluster's cluster-reader, by token: the same reads, but nodes, the
+  allocations summed from the pods and Kueue's cluster objects come from one shared read service,
+  `python -m jupyter_accel.readservice`; that row is measured against a window with the service alone, whose own
+  cost, once per cluster, is printed below the table).
 
     python benchmarks/workbenches.py --run-dir DIR [--servers 3] [--seconds 30] [--churn 20]
 
@@ -25,6 +29,7 @@ import tempfile
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -35,12 +40,27 @@ import scale  # noqa: E402
 import scale_objects as objs  # noqa: E402
 
 from devcluster.cluster import Cluster  # noqa: E402
-from devcluster.jupyter_server import JupyterProcess  # noqa: E402
+from devcluster.jupyter_server import JupyterProcess, ReadServiceProcess  # noqa: E402
 from devcluster.rest import ApiError, Rest  # noqa: E402
 
 # the cluster this measures on: what the churn changes
 CHURN_SCALE = objs.Scale(nodes=100, pods=2000, cluster_queues=10, cohorts=2, namespaces=20, workloads=200, jobs=30)
-ACCOUNTS = {"namespace user": ("notebook-user", "team-a"), "cluster reader": ("admin", objs.WORK_NS)}
+
+
+@dataclass(frozen=True)
+class Account:
+    identity: str
+    namespace: str
+    via_service: bool = False  # reads cluster-wide objects through the shared read service (with its own token)
+
+
+VIA_SERVICE = "cluster reader via the read service"
+ACCOUNTS = {
+    "namespace user": Account("notebook-user", "team-a"),
+    "cluster reader": Account("admin", objs.WORK_NS),
+    VIA_SERVICE: Account("cluster-reader", objs.WORK_NS, via_service=True),
+}
+SERVICE_ALONE = "read service alone"
 
 
 def metrics(rest: Rest) -> dict[str, float]:
@@ -119,38 +139,71 @@ def measure(cluster: Cluster, servers: int, seconds: float, per_second: float) -
     # (kwok and the controllers react once), which would make the window without workbenches the dearest
     window(rest, seconds, per_second, CHURN_SCALE)
     result["none"] = window(rest, seconds, per_second, CHURN_SCALE)
-    for label, (identity, namespace) in ACCOUNTS.items():
-        procs = []
+    for label, account in ACCOUNTS.items():
+        procs: list[Any] = []
+        service = None
         try:
+            accel = {"identity": "kubeconfig", "namespace": account.namespace,
+                     "kubeconfig": str(cluster.kubeconfig(account.identity, token=account.via_service))}  # fmt: skip
+            if account.via_service:
+                service = ReadServiceProcess(Path(tempfile.mkdtemp(prefix="ja-rs.")), cluster.kubeconfig("admin"),
+                                             debounce=1.0).start()  # fmt: skip
+                accel["read_service_url"] = service.url
+                time.sleep(5)  # its informers listed and watching
+                result[SERVICE_ALONE] = measured_window([service], rest, seconds, per_second)
+                procs.append(service)  # its bytes in the row's window are the service's, not a workbench's
             for _ in range(servers):
-                workdir = Path(tempfile.mkdtemp(prefix="ja-wb."))
-                accel = {"identity": "kubeconfig", "kubeconfig": str(cluster.kubeconfig(identity)),
-                         "namespace": namespace}  # fmt: skip
-                proc = JupyterProcess(workdir, accel).start()
+                proc = JupyterProcess(Path(tempfile.mkdtemp(prefix="ja-wb.")), accel).start()
                 proc.wait_connected()
                 procs.append(proc)
             time.sleep(5)  # every informer listed and watching
-            read_before = [bytes_read(p.proc.pid) for p in procs]
-            measured = window(rest, seconds, per_second, CHURN_SCALE)
-            measured["received"] = [bytes_read(p.proc.pid) - b for p, b in zip(procs, read_before, strict=True)]
-            measured["rss_mib"] = [scale.rss_mib(p.proc.pid) for p in procs]
-            result[label] = measured
+            result[label] = measured_window(procs, rest, seconds, per_second)
+            if service is not None:  # the workbenches' figures only
+                result[label]["received"] = result[label]["received"][1:]
+                result[label]["rss_mib"] = result[label]["rss_mib"][1:]
         finally:
             for proc in procs:
                 proc.stop()
-    none = result["none"]
     minutes = seconds / 60
-    for label in ACCOUNTS:
-        m = result[label]
-        result[label]["per_workbench"] = {
-            "watches": round((m["watches"] - none["watches"]) / servers, 1),
-            "watch_kib_per_min": round((m["watch_bytes"] - none["watch_bytes"]) / servers / 1024 / minutes, 1),
-            "received_kib_per_min": round(sum(m["received"]) / servers / 1024 / minutes, 1),
-            "watch_events_per_min": round((m["watch_events"] - none["watch_events"]) / servers / minutes, 1),
-            "requests_per_min": round((m["requests"] - none["requests"]) / servers / minutes, 1),
-            "rss_mib": round(sum(m["rss_mib"]) / len(m["rss_mib"]), 1),
-        }
+    for label, account in ACCOUNTS.items():
+        base = result[SERVICE_ALONE] if account.via_service else result["none"]
+        result[label]["per_workbench"] = per_workbench(result[label], base, servers, minutes)
+    alone = result[SERVICE_ALONE]
+    result[SERVICE_ALONE]["service"] = {
+        "watches": alone["watches"] - result["none"]["watches"],
+        "received_kib_per_min": round(alone["received"][0] / 1024 / minutes, 1),
+        "rss_mib": alone["rss_mib"][0],
+    }
     return result
+
+
+def measured_window(procs: list[Any], rest: Rest, seconds: float, per_second: float) -> dict[str, Any]:
+    """One window of churn, with what each process received meanwhile and its RSS at the end; with a read service
+    among them, how many new revisions each of its keys got (what its clients were told to fetch)."""
+    service = next((p for p in procs if isinstance(p, ReadServiceProcess)), None)
+    revisions = service_revisions(service) if service else {}
+    read_before = [bytes_read(p.proc.pid) for p in procs]
+    measured: dict[str, Any] = window(rest, seconds, per_second, CHURN_SCALE)
+    measured["received"] = [bytes_read(p.proc.pid) - b for p, b in zip(procs, read_before, strict=True)]
+    measured["rss_mib"] = [scale.rss_mib(p.proc.pid) for p in procs]
+    if service:
+        measured["service_revisions"] = {k: v - revisions[k] for k, v in service_revisions(service).items()}
+    return measured
+
+
+def service_revisions(service: ReadServiceProcess) -> dict[str, int]:
+    return {k: v["revision"] for k, v in service.health()[1]["keys"].items()}
+
+
+def per_workbench(m: dict[str, Any], base: dict[str, Any], servers: int, minutes: float) -> dict[str, float]:
+    return {
+        "watches": round((m["watches"] - base["watches"]) / servers, 1),
+        "watch_kib_per_min": round((m["watch_bytes"] - base["watch_bytes"]) / servers / 1024 / minutes, 1),
+        "received_kib_per_min": round(sum(m["received"]) / servers / 1024 / minutes, 1),
+        "watch_events_per_min": round((m["watch_events"] - base["watch_events"]) / servers / minutes, 1),
+        "requests_per_min": round((m["requests"] - base["requests"]) / servers / minutes, 1),
+        "rss_mib": round(sum(m["rss_mib"]) / len(m["rss_mib"]), 1),
+    }
 
 
 def table(result: dict[str, Any]) -> str:
@@ -169,6 +222,14 @@ def table(result: dict[str, Any]) -> str:
             f"{p['watch_events_per_min']} | "
             f"{p['requests_per_min']} | {p['rss_mib']} |"
         )
+    svc = result[SERVICE_ALONE]["service"]
+    changed = {k: v for k, v in result[VIA_SERVICE]["service_revisions"].items() if v} or "none"
+    out += [
+        "",
+        f"The read service itself, once per cluster: {svc['watches']:g} watches, received "
+        f"{svc['received_kib_per_min']} KiB/min, RSS {svc['rss_mib']} MiB; new revisions of its keys in the "
+        f"workbenches' window: {changed}.",
+    ]
     return "\n".join(out)
 
 

@@ -102,11 +102,12 @@ class KeyHandler(BaseHandler):
     """GET /v1/keys/{key}[?since=R&instance=I]: a key's objects, whole or changed since revision R."""
 
     async def get(self, key: str) -> None:
+        token = self.bearer()
         if key not in BY_KEY:
             raise ServiceError(404, f"key: {key!r} is not served here; allowed: {', '.join(ALL_KEYS)}", "Not found",
                                "key")  # fmt: skip
         since = self._since()
-        _, decisions = await self.decide(self.bearer(), (key,))
+        _, decisions = await self.decide(token, (key,))
         if not decisions[key]:
             raise ServiceError(403, NOT_VISIBLE, "Forbidden", "key")
         snapshot = self.service.publisher.snapshots[key]

@@ -18,6 +18,8 @@ ENV = {
     "JUPYTER_ACCEL_PROFILES_NAMESPACE": ("profiles_namespace", "redhat-ods-applications", None),
     "JUPYTER_ACCEL_READ_ONLY": ("read_only", "yes", True),
     "JUPYTER_ACCEL_REQUEST_TIMEOUT": ("request_timeout", "2.5", 2.5),
+    "JUPYTER_ACCEL_READ_SERVICE_URL": ("read_service_url", "https://rs.accel-system.svc:8443", None),
+    "JUPYTER_ACCEL_READ_SERVICE_CA_FILE": ("read_service_ca_file", "/tmp/service-ca.crt", None),
 }
 
 
@@ -35,7 +37,12 @@ def test_configuration_wins_over_the_environment(monkeypatch):
 
 @pytest.mark.parametrize(
     ("var", "raw"),
-    [("JUPYTER_ACCEL_IDENTITY", "pod"), ("JUPYTER_ACCEL_READ_ONLY", "maybe"), ("JUPYTER_ACCEL_REQUEST_TIMEOUT", "0")],
+    [
+        ("JUPYTER_ACCEL_IDENTITY", "pod"),
+        ("JUPYTER_ACCEL_READ_ONLY", "maybe"),
+        ("JUPYTER_ACCEL_REQUEST_TIMEOUT", "0"),
+        ("JUPYTER_ACCEL_READ_SERVICE_URL", "rs.accel-system.svc:8443"),
+    ],
 )
 def test_bad_environment_values_name_the_variable(monkeypatch, var, raw):
     monkeypatch.setenv(var, raw)
