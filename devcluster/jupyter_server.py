@@ -43,7 +43,28 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-class JupyterProcess:
+class LoggedProcess:
+    """A child process in its own session (`proc`), its output in `log_path`; stopped with its whole group."""
+
+    proc: subprocess.Popen | None
+    log_path: Path
+
+    def log_text(self) -> str:
+        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait(5)
+
+
+class JupyterProcess(LoggedProcess):
     def __init__(
         self,
         workdir: Path,
@@ -143,22 +164,8 @@ class JupyterProcess:
             time.sleep(0.3)
         raise TimeoutError(f"extension not connected after {timeout}s: {body}")
 
-    def log_text(self) -> str:
-        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
 
-    def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(self.proc.pid, signal.SIGTERM)
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(self.proc.pid, signal.SIGKILL)
-                self.proc.wait(5)
-
-
-class ReadServiceProcess:
+class ReadServiceProcess(LoggedProcess):
     """The shared read service (`python -m jupyter_accel.readservice`) in its own process on 127.0.0.1, its log in a
     file; ready once /healthz answers 200 (every key computed)."""
 
@@ -201,17 +208,3 @@ class ReadServiceProcess:
         except urllib.error.HTTPError as exc:
             raw, code = exc.read(), exc.code
         return code, json.loads(raw) if raw else None
-
-    def log_text(self) -> str:
-        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
-
-    def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(self.proc.pid, signal.SIGTERM)
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(self.proc.pid, signal.SIGKILL)
-                self.proc.wait(5)
