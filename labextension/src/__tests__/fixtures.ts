@@ -24,7 +24,8 @@ export function notConfiguredInfo(version: string): InfoResponse {
       namespace: null,
       user: null,
       kubernetes_version: null,
-      degraded: null
+      degraded: null,
+      cluster_reads: null
     },
     capabilities: {
       apis: {
@@ -58,7 +59,8 @@ export function connectedInfo(version: string): InfoResponse {
       namespace: 'team-a',
       user: 'alice',
       kubernetes_version: 'v1.34.1',
-      degraded: null
+      degraded: null,
+      cluster_reads: null
     },
     capabilities: {
       apis: {
