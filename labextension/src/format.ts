@@ -26,6 +26,8 @@ export interface IStatusSummary {
   tone: Tone;
   /** The API server slow, throttling or failing, or the watches reconnecting: the server's sentence and tone. */
   degraded: Degraded | null;
+  /** Where cluster-wide reads come from, when a read service is configured: the server's sentence. */
+  clusterReads: string | null;
 }
 
 export interface IRow {
@@ -55,7 +57,8 @@ export function summarizeState(state: AccelState): IStatusSummary {
         label: 'Checking the connection…',
         message: '',
         tone: 'neutral',
-        degraded: null
+        degraded: null,
+        clusterReads: null
       };
     case 'unreachable':
       return {
@@ -63,7 +66,8 @@ export function summarizeState(state: AccelState): IStatusSummary {
         label: 'Server extension unreachable',
         message: state.message,
         tone: 'error',
-        degraded: null
+        degraded: null,
+        clusterReads: null
       };
     case 'version_mismatch':
       return {
@@ -71,7 +75,8 @@ export function summarizeState(state: AccelState): IStatusSummary {
         label: 'Version mismatch',
         message: state.check.message,
         tone: 'error',
-        degraded: null
+        degraded: null,
+        clusterReads: null
       };
     case 'ready': {
       const { connection } = state.info;
@@ -80,7 +85,10 @@ export function summarizeState(state: AccelState): IStatusSummary {
         label: connection.label,
         message: connection.message,
         tone: connection.tone,
-        degraded: connection.degraded ?? null
+        degraded: connection.degraded ?? null,
+        clusterReads: connection.cluster_reads?.url
+          ? connection.cluster_reads.message
+          : null
       };
     }
   }

@@ -324,6 +324,11 @@ function ConnectionStatus(props: { summary: IStatusSummary }): JSX.Element {
             {summary.degraded.message}
           </div>
         )}
+        {summary.clusterReads && (
+          <div className="jp-accel-status-message jp-accel-cluster-reads">
+            {summary.clusterReads}
+          </div>
+        )}
       </div>
     </div>
   );

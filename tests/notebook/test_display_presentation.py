@@ -134,3 +134,25 @@ def test_info_shows_a_degraded_connection_in_the_servers_sentence_and_tone():
     assert f'color:var(--jp-error-color1, #d32f2f);margin:0.1em 0">{sentence}' in html
     healthy = InfoResponse.model_validate({**info.model_dump(), "connection": connection})
     assert sentence not in repr(View(healthy)) and "throttl" not in View(healthy)._repr_html_()
+
+
+def test_info_says_where_cluster_reads_come_from_only_when_a_read_service_is_configured():
+    from jupyter_accel.domain.presentation import cluster_reads
+
+    connection = {"state": "connected", "message": "Connected as alice.", "label": "Connected", "tone": "ok"}
+
+    def info_with(reads: object) -> InfoResponse:
+        return InfoResponse.model_validate(
+            {
+                "version": "1",
+                "connection": {**connection, "cluster_reads": reads},
+                "capabilities": {"apis": {}, "kinds": [k.model_dump() for k in KINDS]},
+            }
+        )
+
+    used = cluster_reads("https://reads.example:8443", used=True)
+    unused = cluster_reads("https://reads.example:8443", used=False)
+    own = cluster_reads(None, used=False)
+    assert used.message in repr(View(info_with(used.model_dump(mode="json"))))
+    assert unused.message in repr(View(info_with(unused.model_dump(mode="json"))))
+    assert own.message not in repr(View(info_with(own.model_dump(mode="json"))))

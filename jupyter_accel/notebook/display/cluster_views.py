@@ -61,6 +61,9 @@ def _connection_head(c: Any) -> list[Block]:
     out: list[Block] = [Heading(f"Kubernetes: {mid_sentence}", tone=enum_text(c.tone)), Para(c.message)]
     if c.degraded is not None:  # the API server slow, throttling, failing, or the watches reconnecting
         out.append(Para(c.degraded.message, tone=enum_text(c.degraded.tone)))
+    reads = c.cluster_reads
+    if reads is not None and reads.url:  # a read service is configured: say whether this server uses it
+        out.append(Para(reads.message, muted=True))
     return out
 
 

@@ -36,8 +36,27 @@ describe('summarizeState', () => {
       label: 'Connection error',
       message: 'The Kubernetes API server cannot be reached: timeout',
       tone: 'error',
-      degraded: null
+      degraded: null,
+      clusterReads: null
     });
+  });
+
+  it("shows the server's sentence on cluster reads only when a read service is configured", () => {
+    const info = connectedInfo('1.0.0');
+    info.connection.cluster_reads = {
+      source: 'api-server',
+      url: null,
+      message: 'This server reads them with its own watches.'
+    };
+    expect(summarizeState({ kind: 'ready', info }).clusterReads).toBeNull();
+    info.connection.cluster_reads = {
+      source: 'read-service',
+      url: 'https://reads.example:8443',
+      message: 'They come from the read service at https://reads.example:8443.'
+    };
+    expect(summarizeState({ kind: 'ready', info }).clusterReads).toBe(
+      'They come from the read service at https://reads.example:8443.'
+    );
   });
 
   it('reports an unreachable server extension with the error message', () => {
