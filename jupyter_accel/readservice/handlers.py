@@ -13,13 +13,13 @@ from typing import TYPE_CHECKING, Any
 from tornado import web
 from tornado.iostream import StreamClosedError
 
+from ..api.sse import HEARTBEAT, EventStream
 from .auth import Caller, ReviewFailed
 from .keys import BY_KEY, KEYS
 
 if TYPE_CHECKING:
     from .server import Service
 
-HEARTBEAT = 15.0  # seconds between keep-alive comments on a quiet stream (the client's read timeout is longer)
 RECHECK = 120.0  # seconds after which an open stream's token and rights are looked at again (cached reviews)
 MAX_QUEUED = 100  # changes waiting for a stalled stream; past that it is closed (its client reconnects and refetches)
 NOT_VISIBLE = "not visible to your account"
@@ -128,15 +128,14 @@ class KeyHandler(BaseHandler):
         return int(text)
 
 
-class StreamHandler(BaseHandler):
+class StreamHandler(EventStream, BaseHandler):
     """GET /v1/stream: `event: change` with {"instance", "revisions": {key: revision}} for the keys the caller may
     read: all of them first, then those that changed. A client fetches the keys whose revision it does not hold."""
 
     async def get(self) -> None:
         token = self.bearer()
         _, decisions = await self.decide(token, ALL_KEYS)
-        self.set_header("Content-Type", "text/event-stream")
-        self.set_header("X-Accel-Buffering", "no")
+        self.start_events()
         streams = self.service.streams
         queue = self._queue = streams.subscribe()
         checked = time.monotonic()
@@ -161,8 +160,7 @@ class StreamHandler(BaseHandler):
                 if changed:
                     await self._send(changed, decisions)
                 else:
-                    self.write(": keep-alive\n\n")
-                    await self.flush()
+                    await self.keep_alive()
         except StreamClosedError:
             pass
         finally:
@@ -173,15 +171,7 @@ class StreamHandler(BaseHandler):
         revisions = {k: snaps[k].revision for k in ALL_KEYS if k in keys and decisions.get(k)}
         if not revisions and keys != set(ALL_KEYS):
             return  # nothing this caller may read changed
-        msg = {"instance": self.service.instance, "revisions": revisions}
-        self.write(f"event: change\ndata: {json.dumps(msg)}\n\n")
-        await self.flush()
-
-    def on_connection_close(self) -> None:
-        queue = getattr(self, "_queue", None)
-        if queue is not None:
-            queue.put_nowait(None)
-        super().on_connection_close()
+        await self.send_event("change", {"instance": self.service.instance, "revisions": revisions})
 
 
 class Streams:

@@ -20,8 +20,7 @@ from ..domain.eta import parse_time
 from ..domain.job_status import PodsByLabel, derive_status, job_view, select_pods
 from ..domain.kinds import KINDS, KindSpec, log_pod, spec_for
 from ..domain.presentation import FINISHED
-from ..domain.time_limit import LimitRefused, plan_limit, stopped_at_limit
-from ..domain.workloads import WorkloadsByJob, find_workload_for_job, positions_from_summaries
+from ..domain.workloads import WorkloadsByJob, positions_from_summaries
 from ..models import (
     CleanupResponse,
     EventView,
@@ -35,8 +34,9 @@ from ..models import (
     Visibility,
 )
 from . import launch
-from .errors import Conflict, Invalid, NotFound, NotVisible, ReadOnly
+from .errors import Invalid, NotFound, ReadOnly
 from .estimates import EtaIndex, queued_ahead, start_estimate
+from .job_control import JobControl
 from .ports import Caches, JobSettings, Writer
 from .reads import workload_reading
 from .refusals import refusal
@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from .idle import IdleWatch
 
 
-class JobsService:
+class JobsService(JobControl):
     def __init__(
         self,
         hub: Caches,
@@ -325,96 +325,6 @@ class JobsService:
         self._writable()
         self.cached(kind, name)
         self.writer.delete(self.ref(kind, name))
-
-    def set_suspended(self, kind: JobKind, name: str, suspend: bool) -> JobView:
-        """Kueue's stop / resume: deactivate the Workload when there is one, else suspend the job itself."""
-        self._writable()
-        obj = self.cached(kind, name)
-        wl = find_workload_for_job(self.hub.items("workloads"), obj)
-        done = False
-        if wl is not None:
-            if not suspend and stopped_at_limit(wl):  # Kueue 0.17 would stop it again at once (time_limit.py)
-                raise Conflict(
-                    f"{name} reached its time limit; extend its limit to queue it again "
-                    f"(POST jobs/{kind.value}/{name}/limit, or %accel extend {name} 2h)."
-                )
-            wl_ref = self._workload_ref(wl)
-            try:
-                self.writer.merge_patch(wl_ref, {"spec": {"active": not suspend}})
-                done = True
-            except WriteError as exc:
-                if exc.status == 403:  # Kueue reverts a suspend of the job itself, so there is no fallback
-                    raise NotVisible(
-                        f"not visible to your account: {'suspending' if suspend else 'resuming'} "
-                        f"a queued job is Kueue's stop / resume of its Workload, and your account may "
-                        f"not patch Workloads in {self.namespace}."
-                    ) from None
-                raise
-        if not done:
-            patch = spec_for(kind).suspend_patch(suspend)
-            self.writer.merge_patch(self.ref(kind, name), patch)
-        return self._fresh_view(self.cached(kind, name))
-
-    def _workload_ref(self, wl: dict[str, Any]) -> Ref:
-        version = self.hub.version("kueue.x-k8s.io") or ""
-        return Ref("kueue.x-k8s.io", version, "workloads", self.namespace, wl["metadata"]["name"])
-
-    def set_time_limit(
-        self, kind: JobKind, name: str, *, max_run_seconds: int | None = None, extend_seconds: int | None = None
-    ) -> JobView:
-        """Blocking. A new time limit within the admin's ceiling: `max_run_seconds` in all, or `extend_seconds`
-        more. What reaches Kueue depends on the job's state (domain/time_limit.py): the job's label while it is
-        queued or suspended, Kueue's count of time used while it runs, a fresh Workload once Kueue stopped it at
-        its limit. Nothing is written when the request is refused."""
-        self._writable()
-        job = self.cached(kind, name)
-        cached_wl = find_workload_for_job(self.hub.items("workloads"), job)
-        wl = self.writer.get(self._workload_ref(cached_wl)) if cached_wl is not None else None
-        try:
-            plan = plan_limit(
-                job,
-                wl,
-                max_run_seconds=max_run_seconds,
-                extend_seconds=extend_seconds,
-                ceiling=self.settings.max_run_seconds_limit,
-            )
-        except LimitRefused as exc:
-            raise Invalid(f"{exc.field}: {exc.message}", field=exc.field) from None
-        if plan.status_patch is not None and wl is not None:
-            try:
-                self.writer.merge_patch(self._workload_ref(wl), plan.status_patch, subresource="status")
-            except WriteError as exc:
-                if exc.status == 403:
-                    raise NotVisible(
-                        f"not visible to your account: Kueue keeps a running job's time limit fixed, so extending "
-                        f"{name} while it runs lowers Kueue's count of the time it has used, and your account may "
-                        f"not patch workloads/status in {self.namespace}. Ask your admin for that, or extend it "
-                        "while it is suspended or queued."
-                    ) from None
-                if exc.status == 409:  # Kueue changed it meanwhile (an eviction): the plan is stale
-                    raise Conflict(f"Kueue changed {name}'s Workload meanwhile; try again.") from None
-                raise
-        if plan.job_patch is not None:
-            try:
-                self.writer.merge_patch(self.ref(kind, name), plan.job_patch)
-            except WriteError as exc:
-                if plan.status_patch is None and exc.status in (400, 403, 422):
-                    # the label is immutable once the job runs: Kueue admitted it between our read and the write
-                    raise Conflict(f"{name} was admitted meanwhile; try again to extend it while it runs.") from None
-                raise
-        if plan.replace_workload and wl is not None:
-            try:
-                self.writer.delete(self._workload_ref(wl))
-            except WriteError as exc:
-                if exc.status == 403:
-                    raise NotVisible(
-                        f"not visible to your account: {name}'s limit is now {plan.limit} seconds, but Kueue 0.17 "
-                        "keeps a job stopped at its limit stopped; it runs again on a new Workload, and your "
-                        f"account may not delete Workloads in {self.namespace}. Ask your admin, or delete the job "
-                        "and launch it again."
-                    ) from None
-                raise
-        return self._fresh_view(self.cached(kind, name))
 
     def cleanup(self, older_than: int, scope: str, dry_run: bool) -> CleanupResponse:
         if not dry_run:
