@@ -13,7 +13,7 @@ bytes it sends to watchers, apiserver_request_total for requests):
   `python -m jupyter_accel.readservice`; that row is measured against a window with the service alone, whose own
   cost, once per cluster, is printed below the table).
 
-    python benchmarks/workbenches.py --run-dir DIR [--servers 3] [--seconds 30] [--churn 20]
+    python benchmarks/workbenches.py --run-dir DIR [--servers 3] [--seconds 30] [--churn 20] [--churn-kind replace]
 
 docs/scale.md extrapolates the per-workbench figures to 200 and 1,000 workbenches.
 """
@@ -97,8 +97,11 @@ def bytes_read(pid: int) -> int:
     return 0
 
 
-def churn(rest: Rest, per_second: float, seconds: float, scale_: objs.Scale, stop: threading.Event) -> int:
-    """Label patches of the bench pods at a steady rate, spread over the cluster's namespaces."""
+def churn(rest: Rest, per_second: float, seconds: float, scale_: objs.Scale, stop: threading.Event,
+          kind: str = "labels") -> int:  # fmt: skip
+    """Changes of the bench pods at a steady rate, spread over the cluster's namespaces: label patches (`labels`:
+    nothing a node's allocation is made of changes), or a pod deleted and created again on its node (`replace`:
+    jobs ending and starting; each one changes what that node's pods hold twice)."""
     names = objs.namespace_names(scale_)
     done, t0 = 0, time.monotonic()
     round_ = time.monotonic_ns()  # each round sets new values: a patch to the value a pod has changes nothing
@@ -111,20 +114,29 @@ def churn(rest: Rest, per_second: float, seconds: float, scale_: objs.Scale, sto
                 "PATCH", path, {"metadata": {"labels": {"churn": f"{round_}-{i}"}}}, "application/merge-patch+json"
             )
 
+    def replace(i: int) -> None:
+        j = i % scale_.pods
+        ns = names[j % len(names)]
+        with contextlib.suppress(ApiError, OSError):
+            rest.request("DELETE", rest.path("v1", "Pod", ns, f"bench-pod-{j:05d}") + "?gracePeriodSeconds=0")
+        with contextlib.suppress(ApiError, OSError):
+            rest.request("POST", rest.path("v1", "Pod", ns), objs.pod(j, scale_))
+
+    change = replace if kind == "replace" else patch
     with ThreadPoolExecutor(8) as pool:
         while not stop.is_set() and time.monotonic() - t0 < seconds:
             due = int((time.monotonic() - t0) * per_second)
-            list(pool.map(patch, range(done, due)))
+            list(pool.map(change, range(done, due)))
             done = max(done, due)
             time.sleep(0.05)
     return done
 
 
-def window(rest: Rest, seconds: float, per_second: float, scale_: objs.Scale) -> dict[str, float]:
+def window(rest: Rest, seconds: float, per_second: float, scale_: objs.Scale, kind: str) -> dict[str, float]:
     """The metrics' change over `seconds` of churn."""
     before = metrics(rest)
     stop = threading.Event()
-    changes = churn(rest, per_second, seconds, scale_, stop)
+    changes = churn(rest, per_second, seconds, scale_, stop, kind)
     after = metrics(rest)
     delta = {k: after[k] - before[k] for k in before}
     delta["watches"] = after["watches"]  # a gauge: how many are open now
@@ -132,13 +144,13 @@ def window(rest: Rest, seconds: float, per_second: float, scale_: objs.Scale) ->
     return delta
 
 
-def measure(cluster: Cluster, servers: int, seconds: float, per_second: float) -> dict[str, Any]:
+def measure(cluster: Cluster, servers: int, seconds: float, per_second: float, kind: str) -> dict[str, Any]:
     rest = cluster.admin
-    result: dict[str, Any] = {"servers": servers, "seconds": seconds, "churn_per_s": per_second}
+    result: dict[str, Any] = {"servers": servers, "seconds": seconds, "churn_per_s": per_second, "churn": kind}
     # a first round of churn is not measured: the first change of each pod sets off more than the later ones
     # (kwok and the controllers react once), which would make the window without workbenches the dearest
-    window(rest, seconds, per_second, CHURN_SCALE)
-    result["none"] = window(rest, seconds, per_second, CHURN_SCALE)
+    window(rest, seconds, per_second, CHURN_SCALE, kind)
+    result["none"] = window(rest, seconds, per_second, CHURN_SCALE, kind)
     for label, account in ACCOUNTS.items():
         procs: list[Any] = []
         service = None
@@ -150,14 +162,14 @@ def measure(cluster: Cluster, servers: int, seconds: float, per_second: float) -
                                              debounce=1.0).start()  # fmt: skip
                 accel["read_service_url"] = service.url
                 time.sleep(5)  # its informers listed and watching
-                result[SERVICE_ALONE] = measured_window([service], rest, seconds, per_second)
+                result[SERVICE_ALONE] = measured_window([service], rest, seconds, per_second, kind)
                 procs.append(service)  # its bytes in the row's window are the service's, not a workbench's
             for _ in range(servers):
                 proc = JupyterProcess(Path(tempfile.mkdtemp(prefix="ja-wb.")), accel).start()
                 proc.wait_connected()
                 procs.append(proc)
             time.sleep(5)  # every informer listed and watching
-            result[label] = measured_window(procs, rest, seconds, per_second)
+            result[label] = measured_window(procs, rest, seconds, per_second, kind)
             if service is not None:  # the workbenches' figures only
                 result[label]["received"] = result[label]["received"][1:]
                 result[label]["rss_mib"] = result[label]["rss_mib"][1:]
@@ -177,13 +189,13 @@ def measure(cluster: Cluster, servers: int, seconds: float, per_second: float) -
     return result
 
 
-def measured_window(procs: list[Any], rest: Rest, seconds: float, per_second: float) -> dict[str, Any]:
+def measured_window(procs: list[Any], rest: Rest, seconds: float, per_second: float, kind: str) -> dict[str, Any]:
     """One window of churn, with what each process received meanwhile and its RSS at the end; with a read service
     among them, how many new revisions each of its keys got (what its clients were told to fetch)."""
     service = next((p for p in procs if isinstance(p, ReadServiceProcess)), None)
     revisions = service_revisions(service) if service else {}
     read_before = [bytes_read(p.proc.pid) for p in procs]
-    measured: dict[str, Any] = window(rest, seconds, per_second, CHURN_SCALE)
+    measured: dict[str, Any] = window(rest, seconds, per_second, CHURN_SCALE, kind)
     measured["received"] = [bytes_read(p.proc.pid) - b for p, b in zip(procs, read_before, strict=True)]
     measured["rss_mib"] = [scale.rss_mib(p.proc.pid) for p in procs]
     if service:
@@ -209,7 +221,7 @@ def per_workbench(m: dict[str, Any], base: dict[str, Any], servers: int, minutes
 def table(result: dict[str, Any]) -> str:
     out = [
         f"Per additional workbench, {result['servers']} servers per account, {result['churn_per_s']} pod changes/s "
-        f"across the cluster, {result['seconds']} s windows",
+        f"({result['churn']}) across the cluster, {result['seconds']} s windows",
         "",
         "| account | watches | received KiB/min | watch KiB/min (API server) | watch events/min | requests/min "
         "| RSS MiB |",
@@ -239,7 +251,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--servers", type=int, default=3)
     ap.add_argument("--seconds", type=float, default=30.0)
     ap.add_argument("--churn", type=float, default=20.0, help="pod changes per second across the cluster")
-    ap.add_argument("--out", default=str(REPO / "benchmarks" / "results" / "workbenches.json"))
+    ap.add_argument("--churn-kind", choices=("labels", "replace"), default="labels",
+                    help="labels: label patches; replace: a pod deleted and created again (allocations change)")  # fmt: skip
+    ap.add_argument("--out", help="where the JSON goes (default benchmarks/results/workbenches-KIND.json)")
     args = ap.parse_args(argv)
     cluster = Cluster.attach(args.run_dir)
     rest = cluster.admin
@@ -248,13 +262,14 @@ def main(argv: list[str] | None = None) -> int:
     scale.build(rest, CHURN_SCALE, print)
     scale.settle(rest, print)  # kwok starting the pods is not the churn being measured, nor is Kueue admitting
     try:
-        result = measure(cluster, args.servers, args.seconds, args.churn)
+        result = measure(cluster, args.servers, args.seconds, args.churn, args.churn_kind)
     finally:
         scale.remove(rest, print)
     print(table(result))
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(result, indent=2) + "\n")
-    print(f"saved {args.out}")
+    out = Path(args.out or REPO / "benchmarks" / "results" / f"workbenches-{args.churn_kind}.json")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=2) + "\n")
+    print(f"saved {out}")
     return 0
 
 
