@@ -18,6 +18,7 @@ from ..models.inventory import (
     Taint,
 )
 from .accelerators import AcceleratorInfo, AcceleratorRegistry
+from .presentation import node_look
 from .resources import parse_quantity, pod_requests
 from .scheduling import is_node_ready, is_node_unschedulable
 
@@ -235,11 +236,14 @@ def node_accelerators(
         cpu = _use(allocatable["cpu"], None if allocated is None else allocated.get("cpu", Decimal(0)))
     if "memory" in allocatable:
         mem = _use(allocatable["memory"], None if allocated is None else allocated.get("memory", Decimal(0)))
+    label, tone = node_look(ready, cordoned)
     return NodeAccelerators(
         name=meta.get("name", ""),
         ready=ready,
         unschedulable=cordoned,
         usable=ready and not cordoned,
+        label=label,
+        tone=tone,
         taints=taints,
         accelerators=devices,
         cpu=cpu,

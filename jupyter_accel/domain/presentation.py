@@ -129,6 +129,19 @@ def workload_look(state: WorkloadState) -> tuple[str, Tone]:
     return WORKLOAD_LOOK[state]
 
 
+# (ready, cordoned) -> (label, tone): a cordoned node keeps its pods but takes no new ones
+NODE_LOOK: dict[tuple[bool, bool], tuple[str, Tone]] = {
+    (True, False): ("Ready", Tone.ok),
+    (True, True): ("Cordoned", Tone.warn),
+    (False, False): ("Not ready", Tone.error),
+    (False, True): ("Not ready, cordoned", Tone.error),
+}
+
+
+def node_look(ready: bool, cordoned: bool) -> tuple[str, Tone]:
+    return NODE_LOOK[(ready, cordoned)]
+
+
 def pod_tone(phase: str | None) -> Tone:
     return POD_PHASE_TONE.get(phase or "", Tone.neutral)
 

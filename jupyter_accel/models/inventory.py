@@ -6,7 +6,7 @@ from typing import Self
 
 from pydantic import Field, model_validator
 
-from .base import Visibility, Wire
+from .base import Tone, Visibility, Wire
 from .quantities import device_memory, quantity_texts
 
 TEXT = "The figures as people read them (models/quantities.py), by field name; shown as given."
@@ -71,6 +71,8 @@ class NodeAccelerators(Wire):
     ready: bool
     unschedulable: bool
     usable: bool = Field(description="Ready and not cordoned.")
+    label: str = Field("Ready", description="The node's state as people read it: Ready, Cordoned, Not ready, ...")
+    tone: Tone = Field(Tone.ok, description="The state's tone; shown as given.")
     taints: list[Taint] = Field(default_factory=list)
     accelerators: list[AcceleratorOnNode] = Field(default_factory=list)
     cpu: ResourceUse | None = None

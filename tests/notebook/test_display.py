@@ -48,6 +48,8 @@ def _nodes(offset: int = 0, total: int = 1) -> InventoryNodesResponse:
                     "ready": True,
                     "unschedulable": True,
                     "usable": False,
+                    "label": "Cordoned",
+                    "tone": "warn",
                     "accelerators": [
                         {
                             "resource": "nvidia.com/gpu",
@@ -83,7 +85,8 @@ def test_amounts_in_the_units_people_read():
 def test_node_page_text_and_what_comes_next():
     text = repr(View(_nodes()))
     assert "Nodes with H100 <80GB>" in text and "Nodes 1-1 of 1" in text
-    assert "gpu-h100-0" in text and "Ready, cordoned" in text
+    assert "gpu-h100-0" in text and "Cordoned" in text  # the server's words for the node's state
+    assert "var(--jp-warn-color1" in View(_nodes())._repr_html_()  # and its tone
     assert "H100 <80GB>: 2/8 free" in text
     assert "85.5/96" in text and "512Gi/2Ti" in text
     assert "pods are not visible to your account" in text

@@ -130,6 +130,8 @@ def test_not_ready_and_cordoned_nodes_are_flagged_and_excluded_from_usable_free(
     inv = build_inventory(nodes, [], REG)
     flags = {n.name: (n.ready, n.unschedulable, n.usable) for n in inv.nodes}
     assert flags == {"gpu-h100-0": (False, False, False), "gpu-h100-1": (True, True, False), "ok": (True, False, True)}
+    looks = {n.name: (n.label, n.tone.value) for n in inv.nodes}
+    assert looks == {"gpu-h100-0": ("Not ready", "error"), "gpu-h100-1": ("Cordoned", "warn"), "ok": ("Ready", "ok")}
     (h100,) = inv.summary.models
     assert (h100.free, h100.free_on_usable_nodes) == (24, 8)
 

@@ -124,13 +124,10 @@ def inventory_nodes_blocks(m: Any) -> list[Block]:
             )
             or DASH
         )
-        state = "Ready" if n.ready else "NotReady"
-        if n.unschedulable:
-            state += ", cordoned"
         cpu, mem = (
             f"{u.text.get('free', DASH)}/{u.text.get('allocatable', DASH)}" if u else DASH for u in (n.cpu, n.memory)
         )
-        rows.append([n.name, Status("ok" if n.usable else "error", state), accel, cpu, mem])
+        rows.append([n.name, Status(enum_text(n.tone), n.label), accel, cpu, mem])
     shown = f"{m.offset + 1}-{m.offset + len(m.nodes)} of {m.total}" if m.nodes else f"none of {m.total}"
     out.append(
         Table(

@@ -71,6 +71,8 @@ describe('cluster sections', () => {
               ready: true,
               unschedulable: name === 'gpu-1',
               usable: name !== 'gpu-1',
+              label: name === 'gpu-1' ? 'Cordoned' : 'Ready',
+              tone: name === 'gpu-1' ? ('warn' as const) : ('ok' as const),
               taints: [],
               cpu: null,
               memory: null,
@@ -133,7 +135,11 @@ describe('cluster sections', () => {
     );
     expect(pages).toEqual([['nvidia.com/gpu|H100', 0, 100]]);
     expect(list.querySelectorAll('li').length).toBe(100);
-    expect(list.textContent).toContain('cordoned');
+    // the server's words and tone for a node that is not usable, shown as given
+    const state = list.querySelector('.jp-accel-node-state');
+    expect(state?.textContent).toBe('Cordoned');
+    expect(state?.getAttribute('data-tone')).toBe('warn');
+    expect(list.querySelectorAll('.jp-accel-node-state').length).toBe(1);
     expect(h100.textContent).toContain('Nodes 1–100 of 250');
     const next = Array.from(h100.querySelectorAll('button')).find(
       b => b.textContent === 'Next'

@@ -1399,6 +1399,12 @@ export interface components {
             accelerators?: components["schemas"]["AcceleratorOnNode"][];
             /** @default null */
             cpu: components["schemas"]["ResourceUse"] | null;
+            /**
+             * Label
+             * @description The node's state as people read it: Ready, Cordoned, Not ready, ...
+             * @default Ready
+             */
+            label: string;
             /** @default null */
             memory: components["schemas"]["ResourceUse"] | null;
             /** Name */
@@ -1407,6 +1413,11 @@ export interface components {
             ready: boolean;
             /** Taints */
             taints?: components["schemas"]["Taint"][];
+            /**
+             * @description The state's tone; shown as given.
+             * @default ok
+             */
+            tone: components["schemas"]["Tone"];
             /** Unschedulable */
             unschedulable: boolean;
             /**

@@ -211,15 +211,16 @@ function NodeRow(props: {
     <li className="jp-accel-node">
       <div className="jp-accel-node-head">
         <span>{node.name}</span>
-        <span className="jp-accel-muted">
-          {!node.ready
-            ? 'not ready'
-            : node.unschedulable
-              ? 'cordoned'
-              : acc
-                ? freeText(acc)
-                : ''}
-        </span>
+        {node.usable ? (
+          <span className="jp-accel-muted">{acc ? freeText(acc) : ''}</span>
+        ) : (
+          <span
+            className={`jp-accel-node-state jp-accel-tone-${node.tone}`}
+            data-tone={node.tone}
+          >
+            {node.label}
+          </span>
+        )}
       </div>
       {acc && <Bar bar={deviceBar(acc)} className="jp-accel-bar-small" />}
     </li>
