@@ -254,15 +254,17 @@ class ClusterSession:
                 kubernetes_version=version.git_version,
             )
         except k8s.ApiException as exc:
-            conn = Connection(
-                state=ConnectionState.error, identity=r.mode, namespace=r.namespace, message=_api_error_sentence(exc)
-            )
+            if not exc.status:  # the client's own "status 0": TLS failed (SSLError), no HTTP answer came
+                message = _unreachable_sentence(str(exc.reason or exc).replace("\n", ": ", 1))
+            else:
+                message = _api_error_sentence(exc)
+            conn = Connection(state=ConnectionState.error, identity=r.mode, namespace=r.namespace, message=message)
         except Exception as exc:  # urllib3 connection errors and the like: one readable sentence, no traceback
             conn = Connection(
                 state=ConnectionState.error,
                 identity=r.mode,
                 namespace=r.namespace,
-                message=f"The Kubernetes API server cannot be reached: {_short(exc).rstrip('.')}. {UNREACHABLE_HINT}",
+                message=_unreachable_sentence(_short(exc)),
             )
         self._connection = conn
         return conn
@@ -284,6 +286,10 @@ def _api_error_sentence(exc: k8s.ApiException) -> str:
     if exc.status == 403:
         return "The API server answered, but this identity may not ask for its version (403)."
     return f"The API server answered {exc.status} {exc.reason}."
+
+
+def _unreachable_sentence(why: str) -> str:
+    return f"The Kubernetes API server cannot be reached: {why.splitlines()[0][:300].rstrip('.')}. {UNREACHABLE_HINT}"
 
 
 def _short(exc: BaseException) -> str:

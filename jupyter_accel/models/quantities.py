@@ -5,7 +5,7 @@ stdlib: the domain's sentences use the same functions (domain/resources.py)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import ROUND_HALF_UP, Decimal, localcontext
 
 _BINARY = (("Ei", 2**60), ("Pi", 2**50), ("Ti", 2**40), ("Gi", 2**30), ("Mi", 2**20), ("Ki", 2**10))
 
@@ -25,12 +25,16 @@ def format_quantity(resource: str, value: Decimal | float | int) -> str:
     """A base-unit figure as people read it: bytes in the largest binary unit it reaches (64Gi, 1.5Ti), cores and
     device counts as plain numbers (0.5, 8)."""
     v = Decimal(str(value))
-    if _memory_like(resource):
-        for suffix, size in _BINARY:
-            if abs(v) >= size:
-                return _trim(v / size, 2) + suffix
-        return _trim(v, 0)
-    return _trim(v, 3)
+    if not v.is_finite():
+        return str(v)
+    with localcontext() as ctx:  # digits for any magnitude a request may carry: the default 28 refuse 1e30 to 2 places
+        ctx.prec = max(ctx.prec, v.adjusted() + 8)
+        if _memory_like(resource):
+            for suffix, size in _BINARY:
+                if abs(v) >= size:
+                    return _trim(v / size, 2) + suffix
+            return _trim(v, 0)
+        return _trim(v, 3)
 
 
 def device_memory(mib: int | None) -> str | None:

@@ -27,6 +27,14 @@ def test_amounts_in_the_units_people_read():
     assert format_quantity("nvidia.com/gpu", 8.0) == "8"
 
 
+def test_any_amount_a_request_may_carry_reads_without_error():
+    # the fuzzer found "memory": "9999999999999999999999999999Ei": two places of it need more than Decimal's 28 digits
+    huge = Decimal(9999999999999999999999999999 * 2**60)
+    assert format_quantity("memory", huge) == "9999999999999999999999999999Ei"
+    assert format_quantity("cpu", Decimal("1e40")) == "1" + "0" * 40
+    assert format_quantity("nvidia.com/gpu", float("inf")) == "Infinity"
+
+
 def test_device_memory_reads_like_the_product_name():
     assert device_memory(81559) == "80 GiB"
     assert device_memory(9728) == "9.5 GiB"
