@@ -567,7 +567,11 @@ def change_to_event(http_: Http, server: JupyterProcess, rest: Rest, trials: int
         while time.monotonic() - t0 < 30 and allocated() == start_alloc:
             time.sleep(0.02)
         to_answer.append(time.monotonic() - t0)
-        rest.delete("v1", "Pod", f"bench-probe-{i}", objs.WORK_NS)
+        # gone before the next trial: a probe still terminating would cancel the next one's change in the sum
+        rest.request("DELETE", rest.path("v1", "Pod", objs.WORK_NS, f"bench-probe-{i}") + "?gracePeriodSeconds=0")
+        gone = time.monotonic()
+        while time.monotonic() - gone < 30 and allocated() != start_alloc:
+            time.sleep(0.05)
     conn.close()
     return {
         "trials": trials,
