@@ -14,11 +14,16 @@ the extension as the cluster admin in its own process, and measures:
 - the server's RSS; a change in the cluster until the push event, and until the answer shows it;
 - the time from server start to a complete first view.
 
+With `--read-service` the server is a cluster reader (devcluster's cluster-reader, by token) whose nodes, per-node
+allocations and Kueue cluster objects come from the shared read service (`python -m jupyter_accel.readservice`,
+a process of its own): the cluster's pod churn then never reaches the Jupyter server.
+
 It prints one table, saves JSON, removes what it made and stops by itself. All traffic stays on loopback.
 
     python benchmarks/scale.py                      # the issue's scale, on a devcluster of its own
     python benchmarks/scale.py --scale smoke        # seconds; `make test` runs this on its session cluster
     python benchmarks/scale.py --run-dir DIR        # reuse a running devcluster (devcluster up)
+    python benchmarks/scale.py --read-service       # the server reads cluster-wide objects through the read service
 """
 
 from __future__ import annotations
@@ -48,7 +53,7 @@ sys.path[:0] = [str(REPO), str(REPO / "benchmarks")]
 import scale_objects as objs  # noqa: E402
 
 from devcluster.cluster import Cluster  # noqa: E402
-from devcluster.jupyter_server import JupyterProcess  # noqa: E402
+from devcluster.jupyter_server import JupyterProcess, ReadServiceProcess  # noqa: E402
 from devcluster.rest import ApiError, Rest  # noqa: E402
 
 # a sidebar asks again when a push names a topic (debounced): two requests a second per client is more than
@@ -360,6 +365,7 @@ def run(
     clients: int,
     burst: int,
     keep: bool = False,
+    read_service: bool = False,
     audit: Callable[[list[int]], None] | None = None,
     log: Callable[[str], None] = print,
 ) -> dict[str, Any]:
@@ -372,6 +378,7 @@ def run(
         "scale": scale.as_dict(),
         "clients": clients,
         "seconds_per_endpoint": seconds,
+        "read_service": read_service,
     }
     if rest.get(f"/api/v1/namespaces?labelSelector={objs.BENCH}%3Dtrue")["items"]:
         remove(rest, log)  # an earlier run's leftovers (a run that was stopped before it cleaned up)
@@ -381,9 +388,15 @@ def run(
     log(f"  the cluster settled in {result['settle_s']} s")
     expected_nodes = len(rest.get("/api/v1/nodes")["items"])
     server: JupyterProcess | None = None
+    service: ReadServiceProcess | None = None
     try:
         workdir = Path(tempfile.mkdtemp(prefix="ja-scale."))
         accel = {"identity": "kubeconfig", "kubeconfig": str(cluster.kubeconfig("admin")), "namespace": objs.WORK_NS}
+        if read_service:
+            (workdir / "read-service").mkdir()
+            service = ReadServiceProcess(workdir / "read-service", cluster.kubeconfig("admin")).start()
+            accel["kubeconfig"] = str(cluster.kubeconfig("cluster-reader", token=True))
+            accel["read_service_url"] = service.url
         t0 = time.monotonic()
         server = JupyterProcess(
             workdir,
@@ -424,7 +437,7 @@ def run(
                     log(f"  {name}: {rows[name]}")
             product_reads = apiserver_reads(rest) - before
             if audit is not None:
-                audit([server.proc.pid])
+                audit([server.proc.pid] + ([service.proc.pid] if service else []))
             result["apiserver_reads"] = {
                 "idle_window": idle_reads,
                 "product_load": product_reads,
@@ -449,6 +462,8 @@ def run(
             log(f"  burst of {burst} pod changes in {result['burst_s']} s")
 
         result["rss_mib"] = rss_mib(server.proc.pid)
+        if service is not None:
+            result["read_service_rss_mib"] = rss_mib(service.proc.pid)
         result["push"] = change_to_event(http_, server, rest)
         log(f"  change to push event: {result['push']}")
 
@@ -470,6 +485,8 @@ def run(
     finally:
         if server is not None:
             server.stop()
+        if service is not None:
+            service.stop()
         if not keep:
             remove(rest, log)
     return result
@@ -588,7 +605,8 @@ def table(result: dict[str, Any]) -> str:
     rows = result["rows"]
     out = [
         f"Scale benchmark, {result['date']}, {result['machine']}",
-        f"scale: {result['scale']}; {result['clients']} clients, {result['seconds_per_endpoint']} s per endpoint",
+        f"scale: {result['scale']}; {result['clients']} clients, {result['seconds_per_endpoint']} s per endpoint"
+        + ("; cluster-wide reads through the read service" if result.get("read_service") else ""),
         "",
         "| what | requests | errors | p50 ms | p99 ms | max ms | per s |",
         "|---|---|---|---|---|---|---|",
@@ -633,6 +651,7 @@ def table(result: dict[str, Any]) -> str:
         f"{reads['idle_window']} / {reads['product_load']} / {reads['baseline_load']} |",
         f"| API-server reads caused by refreshes (product load - idle x windows) | {reads['caused_by_refreshes']} |",
         f"| Jupyter server RSS | {result['rss_mib']} MiB |",
+        *([f"| read service RSS | {result['read_service_rss_mib']} MiB |"] if "read_service_rss_mib" in result else []),
         f"| cluster change → push event (p50 / max of {push['trials']}) | {push['to_event_p50_s']} s / "
         f"{push['to_event_max_s']} s |",
         f"| cluster change → answer shows it (p50 / max) | {push['to_answer_p50_s']} s / {push['to_answer_max_s']} s |",
@@ -651,6 +670,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--burst", type=int, default=None, help="pod changes in the burst (default: 1000, smoke 50)")
     ap.add_argument("--run-dir", default=None, help="a running devcluster to use (default: start one)")
     ap.add_argument("--keep", action="store_true", help="leave the built objects in a cluster given by --run-dir")
+    ap.add_argument("--read-service", action="store_true", help="cluster-wide reads through the shared read service")
     ap.add_argument("--out", default=None, help="JSON result file (default: benchmarks/results/scale-<scale>.json)")
     args = ap.parse_args(argv)
     smoke = args.scale == "smoke"
@@ -665,7 +685,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         # a cluster of its own goes with everything in it: removing 20,000 pods first would take minutes
         keep = args.keep or not args.run_dir
-        result = run(cluster, scale, seconds=seconds, clients=clients, burst=burst, keep=keep)
+        result = run(cluster, scale, seconds=seconds, clients=clients, burst=burst, keep=keep,
+                     read_service=args.read_service)  # fmt: skip
     finally:
         if not args.run_dir:
             cluster.stop()

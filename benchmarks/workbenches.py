@@ -158,8 +158,9 @@ def measure(cluster: Cluster, servers: int, seconds: float, per_second: float, k
             accel = {"identity": "kubeconfig", "namespace": account.namespace,
                      "kubeconfig": str(cluster.kubeconfig(account.identity, token=account.via_service))}  # fmt: skip
             if account.via_service:
-                service = ReadServiceProcess(Path(tempfile.mkdtemp(prefix="ja-rs.")), cluster.kubeconfig("admin"),
-                                             debounce=1.0).start()  # fmt: skip
+                service = ReadServiceProcess(
+                    Path(tempfile.mkdtemp(prefix="ja-rs.")), cluster.kubeconfig("admin")
+                ).start()
                 accel["read_service_url"] = service.url
                 time.sleep(5)  # its informers listed and watching
                 result[SERVICE_ALONE] = measured_window([service], rest, seconds, per_second, kind)

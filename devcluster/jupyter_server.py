@@ -169,11 +169,11 @@ class ReadServiceProcess(LoggedProcess):
     """The shared read service (`python -m jupyter_accel.readservice`) in its own process on 127.0.0.1, its log in a
     file; ready once /healthz answers 200 (every key computed)."""
 
-    def __init__(self, workdir: Path, kubeconfig: Path | str, *, port: int | None = None, debounce: float = 0.5):
+    def __init__(self, workdir: Path, kubeconfig: Path | str, *, port: int | None = None, interval: float = 1.0):
         self.workdir = workdir
         self.kubeconfig = str(kubeconfig)
         self.port = port or free_port()
-        self.debounce = debounce
+        self.interval = interval
         self.url = f"http://127.0.0.1:{self.port}"
         self.log_path = workdir / "read-service.log"
         self.proc: subprocess.Popen | None = None
@@ -181,7 +181,7 @@ class ReadServiceProcess(LoggedProcess):
 
     def start(self, timeout: float = 60) -> ReadServiceProcess:
         argv = [sys.executable, "-m", "jupyter_accel.readservice", "--address", "127.0.0.1", "--port", str(self.port),
-                "--kubeconfig", self.kubeconfig, "--debounce", str(self.debounce), "--log-level", "DEBUG"]  # fmt: skip
+                "--kubeconfig", self.kubeconfig, "--interval", str(self.interval), "--log-level", "DEBUG"]  # fmt: skip
         log = self.log_path.open("ab")
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
         self.proc = subprocess.Popen(argv, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)

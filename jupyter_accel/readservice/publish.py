@@ -1,6 +1,10 @@
-"""From the service's caches to the served snapshots: a thread that, when caches change, waits `debounce` seconds for
-more, then computes each changed key again and gives it a new revision only if what is served differs (a label
-patched on a pod changes no allocation: no revision, no event, no refetch by a thousand workbenches).
+"""From the service's caches to the served snapshots: a thread that, when caches change, computes each changed key
+again and gives it a new revision only if what is served differs (a label patched on a pod changes no allocation: no
+revision, no event, no refetch by a thousand workbenches).
+
+A change after a quiet spell is published within GATHER_S; under churn, at most one revision per `interval` seconds,
+so a thousand workbenches refetch at that rate, not at the rate pods change. (A plain debounce would add its whole
+delay to every change: the workbench's own push debounce follows, and the two together passed 1 s.)
 
 Allocations are summed from the cached pods here, once for every workbench (domain/inventory.allocated_by_node,
 with its memo: a few pod changes parse those pods only).
@@ -10,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -37,9 +42,11 @@ def served_object(obj: dict[str, Any]) -> dict[str, Any]:
 
 
 class Publisher:
-    def __init__(self, hub: Hub, instance: str, debounce: float, notify: Callable[[set[str]], None]) -> None:
+    GATHER_S = 0.05  # changes that arrive together (a job's pods starting) make one revision
+
+    def __init__(self, hub: Hub, instance: str, interval: float, notify: Callable[[set[str]], None]) -> None:
         self.hub = hub
-        self.debounce = debounce
+        self.interval = interval
         self.notify = notify  # called from this thread with the keys that got a new revision
         self.snapshots = {k.key: Snapshot(k.key, instance) for k in KEYS}
         self._memo = InventoryMemo()  # used by this thread only
@@ -72,10 +79,12 @@ class Publisher:
         return all(s.state != CacheState.starting for s in self.snapshots.values())
 
     def _run(self) -> None:
+        last = -float("inf")
         while not self._stop.is_set():
             self._wake.wait()
-            if self._stop.wait(self.debounce):
+            if self._stop.wait(max(self.GATHER_S, last + self.interval - time.monotonic())):
                 return
+            last = time.monotonic()
             with self._lock:
                 keys, self._dirty = self._dirty, set()
                 self._wake.clear()

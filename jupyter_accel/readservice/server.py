@@ -37,14 +37,14 @@ class NotFound(BaseHandler):
 class Service:
     """One running read service. `start` runs on the event loop that serves it."""
 
-    def __init__(self, api, *, debounce: float = 1.0, request_timeout: float = 10.0) -> None:
+    def __init__(self, api, *, interval: float = 1.0, request_timeout: float = 10.0) -> None:
         self.instance = uuid.uuid4().hex[:12]
         self.streams = Streams()
         self.auth = Authorizer(api, request_timeout)
         self._loop: asyncio.AbstractEventLoop | None = None
         # the cluster-scoped caches only; "default" is the namespace the hub's permission probe asks about
         self.hub = Hub(api, "default", self._on_change, request_timeout=request_timeout, only=REPLACED_CACHES)
-        self.publisher = Publisher(self.hub, self.instance, debounce, self._published)
+        self.publisher = Publisher(self.hub, self.instance, interval, self._published)
 
     def _on_change(self, key: str) -> None:
         self.publisher.on_change(key)
@@ -75,7 +75,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--kubeconfig", default="", help="a kubeconfig; default: in-cluster in a pod, else $KUBECONFIG")
     ap.add_argument("--certfile", default="", help="serve HTTPS with this certificate (PEM) ...")
     ap.add_argument("--keyfile", default="", help="... and this key (e.g. an OpenShift serving-cert Secret)")
-    ap.add_argument("--debounce", type=float, default=1.0, help="seconds of cache changes gathered per revision")
+    ap.add_argument(
+        "--interval",
+        type=float,
+        default=1.0,
+        help="at most one revision per this many seconds under churn (a lone change: at once)",
+    )
     ap.add_argument("--request-timeout", type=float, default=10.0, help="seconds per Kubernetes call")
     ap.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
     args = ap.parse_args(argv)
@@ -94,7 +99,7 @@ def api_client(kubeconfig: str, timeout: float):
 
 
 async def serve(args: argparse.Namespace) -> None:
-    service = Service(api_client(args.kubeconfig, args.request_timeout), debounce=args.debounce,
+    service = Service(api_client(args.kubeconfig, args.request_timeout), interval=args.interval,
                       request_timeout=args.request_timeout)  # fmt: skip
     ssl_ctx = None
     if args.certfile:

@@ -170,7 +170,7 @@ def test_the_services_own_refusals_are_served_as_states():
     assert pub.ready()
 
 
-def test_the_publisher_thread_debounces_and_names_the_changed_keys():
+def test_the_publisher_thread_names_the_changed_keys():
     hub = DictHub(nodes=[node("a")], allpods=[])
     pub, published = publisher(hub)
     pub.start()
@@ -186,6 +186,33 @@ def test_the_publisher_thread_debounces_and_names_the_changed_keys():
         while not published and time.monotonic() < deadline:
             time.sleep(0.01)
         assert published == [{"nodes"}]
+    finally:
+        pub.stop()
+
+
+def test_a_lone_change_is_published_at_once_and_churn_at_most_once_per_interval():
+    hub = DictHub(nodes=[node("a")], allpods=[])
+    published: list[tuple[float, set[str]]] = []
+    pub = Publisher(hub, "run1", 1.0, lambda keys: published.append((time.monotonic(), keys)))
+    pub.start()
+    try:
+        deadline = time.monotonic() + 5
+        while not published and time.monotonic() < deadline:
+            time.sleep(0.01)
+        time.sleep(1.2)  # a quiet spell longer than the interval
+        published.clear()
+        hub.informers["nodes"].objects = [node("a"), node("b")]
+        changed_at = time.monotonic()
+        pub.on_change("nodes")
+        while not published and time.monotonic() < deadline:
+            time.sleep(0.01)
+        first = published[0][0]
+        assert first - changed_at < 0.5  # not held for the interval: a plain debounce would take 1 s
+        hub.informers["nodes"].objects = [node("a"), node("b"), node("c")]
+        pub.on_change("nodes")  # churn: the next revision waits for the interval
+        while len(published) < 2 and time.monotonic() < deadline + 2:
+            time.sleep(0.01)
+        assert published[1][1] == {"nodes"} and published[1][0] - first >= 0.9
     finally:
         pub.stop()
 
