@@ -25,6 +25,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from polling import poll_until as _until
 
 from devcluster.jupyter_server import JupyterProcess, ReadServiceProcess, free_port
 
@@ -71,16 +72,6 @@ def _settled_watches(devcluster) -> dict[tuple[str, str], float]:
         last = picked
         time.sleep(1)
     return last or {}
-
-
-def _until(check: Callable[[], object], timeout: float, what: str) -> object:
-    deadline, value = time.monotonic() + timeout, None
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.2)
-    raise AssertionError(f"{what} not within {timeout} s; last: {value!r}")
 
 
 @pytest.fixture(scope="module")

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from polling import poll_until
 
 from jupyter_accel.notebook import AccelClient
 
@@ -259,15 +260,3 @@ def unique() -> Callable[[str], str]:
 @pytest.fixture
 def wait_until() -> Callable[..., Any]:
     return poll_until
-
-
-def poll_until(check: Callable[[], Any], timeout: float = 90, what: str = "") -> Any:
-    """Poll `check` until it returns something truthy; the last value is shown on failure."""
-    deadline = time.monotonic() + timeout
-    last = None
-    while time.monotonic() < deadline:
-        last = check()
-        if last:
-            return last
-        time.sleep(0.5)
-    raise AssertionError(f"timed out waiting for {what}: last {last!r}")

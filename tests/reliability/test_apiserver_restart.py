@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 
 import pytest
+from polling import poll_until as _until
 from reliability_report import note
 from server_watch import Watcher
 
@@ -93,17 +94,6 @@ def _ready(cluster) -> bool:
 def _cri(text: str) -> str:
     now = datetime.now(UTC)
     return f"{now:%Y-%m-%dT%H:%M:%S}.{now.microsecond:06d}000Z stdout F {text}\n"
-
-
-def _until(check, timeout: float, what: str):
-    deadline = time.monotonic() + timeout
-    last = None
-    while time.monotonic() < deadline:
-        last = check()
-        if last:
-            return last
-        time.sleep(0.2)
-    raise AssertionError(f"timed out after {timeout}s waiting for {what}: {last!r}")
 
 
 def _listed(server: JupyterProcess, name: str) -> bool:

@@ -16,6 +16,7 @@ import time
 import uuid
 
 import pytest
+from polling import poll_until as _wait
 from reliability_report import note
 
 from devcluster.jupyter_server import JupyterProcess
@@ -54,17 +55,6 @@ def _submit_body(ns, request_id: str | None = None, script: bool = False) -> dic
     else:
         body["command"] = ["true"]
     return body
-
-
-def _wait(check, timeout: float, what: str):
-    deadline = time.monotonic() + timeout
-    last = None
-    while time.monotonic() < deadline:
-        last = check()
-        if last:
-            return last
-        time.sleep(0.2)
-    raise AssertionError(f"timed out after {timeout}s waiting for {what}: {last!r}")
 
 
 def test_api_server_restart_during_submit_yields_one_job(owned, server, throwaway_namespace):

@@ -12,6 +12,7 @@ import time
 import uuid
 
 import pytest
+from polling import poll_until as _wait
 from reliability_report import note
 
 from devcluster.jupyter_server import JupyterProcess
@@ -32,16 +33,6 @@ def _mine(server: JupyterProcess, names: set[str]) -> dict[str, dict]:
     code, body = server.get_json("/accel/v1/jobs?scope=mine")
     assert code == 200, body
     return {j["name"]: j for j in body["jobs"] if j["name"] in names}
-
-
-def _wait(check, timeout: float, what: str):
-    deadline, last = time.monotonic() + timeout, None
-    while time.monotonic() < deadline:
-        last = check()
-        if last:
-            return last
-        time.sleep(0.5)
-    raise AssertionError(f"timed out after {timeout}s waiting for {what}: {last!r}")
 
 
 def _status(server: JupyterProcess, kind: str, name: str) -> str | None:
