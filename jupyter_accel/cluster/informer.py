@@ -51,7 +51,32 @@ class Resource:
     field_selector: str | None = None
 
 
-class Informer:
+class CachedObjects:
+    """What the hub reads of a cache, its own Informer's or a key of the read service (cluster/remote.py): the
+    objects, a snapshot at a time, the state and its sentence, and a revision that counts changes."""
+
+    def __init__(self) -> None:
+        self._objects: dict[Any, dict[str, Any]] = {}
+        self._lock = threading.Lock()
+        self._synced = threading.Event()
+        self.state = CacheState.starting
+        self.message: str | None = None
+        self.revision = 0  # counts changes of the objects: views computed from them are memoized by it
+        self.relists = 0  # whole lists applied (the hub freezes the caches for the collector after one)
+
+    def items(self) -> list[dict[str, Any]]:
+        with self._lock:
+            return list(self._objects.values())
+
+    @property
+    def readable(self) -> bool:
+        return self.state not in (CacheState.forbidden, CacheState.absent)
+
+    def wait_synced(self, timeout: float) -> bool:
+        return self._synced.wait(timeout)
+
+
+class Informer(CachedObjects):
     """Caches one Resource (in one namespace, or cluster-wide); thread-safe snapshot reads."""
 
     SLOW_RETRY = 60.0  # forbidden / absent: look again this often
@@ -69,41 +94,25 @@ class Informer:
         on_change: Callable[[str], None],
         request_timeout: float = 10.0,
     ):
+        super().__init__()
         self.api = api
         self.resource = resource
         self.namespace = namespace if resource.namespaced else None
         self.on_change = on_change
         self.request_timeout = request_timeout
         self._objects: dict[Key, dict[str, Any]] = {}
-        self._lock = threading.Lock()
         self._stop = threading.Event()
-        self._synced = threading.Event()
         self._resp = None
-        self.state = CacheState.starting
-        self.message: str | None = None
         self.resource_version: str | None = None
-        self.relists = 0
         self._failures = 0  # in a row, since the last list or watch that opened: the pause grows with them
         self._refusals = 0  # 403 / 404 in a row, since then
         self._listed = False  # listed at least once: a later 403 / 404 may be an API server starting up
-        self.revision = 0  # counts changes of the objects: views computed from them are memoized by it
         self._thread = threading.Thread(target=self._run, name=f"informer-{resource.key}", daemon=True)
 
     # -- reading -------------------------------------------------------------------------------------------
-    def items(self) -> list[dict[str, Any]]:
-        with self._lock:
-            return list(self._objects.values())
-
     def get(self, name: str, namespace: str | None = None) -> dict[str, Any] | None:
         with self._lock:
             return self._objects.get((namespace or "", name))
-
-    @property
-    def readable(self) -> bool:
-        return self.state not in (CacheState.forbidden, CacheState.absent)
-
-    def wait_synced(self, timeout: float) -> bool:
-        return self._synced.wait(timeout)
 
     # -- lifecycle -----------------------------------------------------------------------------------------
     def start(self) -> None:

@@ -27,7 +27,7 @@ from kubernetes.watch.watch import iter_resp_lines
 from ..readservice.keys import KEYS
 from ..readservice.store import apply
 from . import retry
-from .informer import CacheState
+from .informer import CachedObjects, CacheState
 
 log = logging.getLogger(__name__)
 
@@ -57,38 +57,21 @@ class ServiceError(Exception):
         self.headers = headers or {}  # retry.pause reads Retry-After from here
 
 
-class RemoteCache:
+class RemoteCache(CachedObjects):
     """One key of the read service, cached here; written by the feed's thread, read by any."""
 
     remote = True  # the hub tells these from its own informers (degraded sentences)
 
     def __init__(self, key: str, feed: ReadServiceFeed) -> None:
+        super().__init__()  # revision: local, counts changes seen here; relists: whole answers applied
         self.key = key
         self.feed = feed
-        self.state = CacheState.starting
-        self.message: str | None = None
-        self.revision = 0  # local: counts changes seen here, as an Informer's does
-        self.relists = 0  # whole answers applied (the hub freezes the caches for the collector after one)
         self.instance: str | None = None  # the service run whose revision this holds
         self.remote_revision: int | None = None
-        self._objects: dict[str, dict[str, Any]] = {}
-        self._lock = threading.Lock()
-        self._synced = threading.Event()
-
-    def items(self) -> list[dict[str, Any]]:
-        with self._lock:
-            return list(self._objects.values())
 
     def get(self, name: str, namespace: str | None = None) -> dict[str, Any] | None:
         with self._lock:
             return None if namespace else self._objects.get(name)  # cluster-scoped objects only
-
-    @property
-    def readable(self) -> bool:
-        return self.state not in (CacheState.forbidden, CacheState.absent)
-
-    def wait_synced(self, timeout: float) -> bool:
-        return self._synced.wait(timeout)
 
     def start(self) -> None:
         self.feed.start()
