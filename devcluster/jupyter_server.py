@@ -19,6 +19,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +52,23 @@ class LoggedProcess:
 
     def log_text(self) -> str:
         return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+    def _spawn(
+        self, argv: list[str], env: dict[str, str], ready: Callable[[], bool], what: str, timeout: float
+    ) -> None:
+        """Start `argv` in a session of its own, output to the log, and wait until `ready()` (connection errors: not
+        yet); the log's end in the error when it exits first or is not ready in time."""
+        log = self.log_path.open("ab")
+        self.proc = subprocess.Popen(argv, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"{what} exited {self.proc.returncode}:\n{self.log_text()[-3000:]}")
+            with contextlib.suppress(OSError, ValueError):
+                if ready():
+                    return
+            time.sleep(0.2)
+        raise TimeoutError(f"{what} not up after {timeout}s:\n{self.log_text()[-3000:]}")
 
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
@@ -129,17 +147,8 @@ class JupyterProcess(LoggedProcess):
         argv = [sys.executable, "-m", "jupyter_server", f"--config={self.config_file}"]
         if self._debug:
             argv.append("--debug")
-        log = self.log_path.open("ab")
-        self.proc = subprocess.Popen(argv, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"jupyter server exited {self.proc.returncode}:\n{self.log_text()[-3000:]}")
-            with contextlib.suppress(OSError, ValueError):
-                if self.get_json("/api/status")[0] == 200:
-                    return self
-            time.sleep(0.2)
-        raise TimeoutError(f"jupyter server not up after {timeout}s:\n{self.log_text()[-3000:]}")
+        self._spawn(argv, env, lambda: self.get_json("/api/status")[0] == 200, "jupyter server", timeout)
+        return self
 
     def get_json(self, path: str, method: str = "GET", body: Any = None, timeout: float = 30) -> tuple[int, Any]:
         data = None if body is None else (body if isinstance(body, bytes) else json.dumps(body).encode())
@@ -182,18 +191,9 @@ class ReadServiceProcess(LoggedProcess):
     def start(self, timeout: float = 60) -> ReadServiceProcess:
         argv = [sys.executable, "-m", "jupyter_accel.readservice", "--address", "127.0.0.1", "--port", str(self.port),
                 "--kubeconfig", self.kubeconfig, "--interval", str(self.interval), "--log-level", "DEBUG"]  # fmt: skip
-        log = self.log_path.open("ab")
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-        self.proc = subprocess.Popen(argv, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"read service exited {self.proc.returncode}:\n{self.log_text()[-3000:]}")
-            with contextlib.suppress(OSError, ValueError):
-                if self.health()[0] == 200:
-                    return self
-            time.sleep(0.2)
-        raise TimeoutError(f"read service not ready after {timeout}s:\n{self.log_text()[-3000:]}")
+        self._spawn(argv, env, lambda: self.health()[0] == 200, "read service", timeout)
+        return self
 
     def health(self) -> tuple[int, Any]:
         return self.get("/healthz")
