@@ -83,6 +83,7 @@ class AccelApp(ExtensionApp):
         if self.broadcaster is not None or self._stopped:
             return
         from .api.views import Views
+        from .cluster.gil import share_with_event_loop
         from .cluster.session import ClusterSession
         from .push import Broadcaster
         from .services.idle import IdleWatch
@@ -98,6 +99,7 @@ class AccelApp(ExtensionApp):
             self.accel_config.push_debounce,
             prepare=lambda topics: self.views.refresh(self.hub, topics),
         )
+        share_with_event_loop()  # the caches' threads start now (cluster/gil.py)
         self._start_hub()
 
     async def stop_extension(self) -> None:

@@ -18,6 +18,7 @@ import uuid
 from tornado import web
 from tornado.httpserver import HTTPServer
 
+from ..cluster.gil import share_with_event_loop
 from ..cluster.hub import Hub
 from ..cluster.session import resolve
 from ..config import AccelConfig
@@ -107,6 +108,7 @@ async def serve(args: argparse.Namespace) -> None:
         ssl_ctx.load_cert_chain(args.certfile, args.keyfile)
     server = HTTPServer(service.app(), ssl_options=ssl_ctx, idle_connection_timeout=3600)
     server.listen(args.port, args.address)
+    share_with_event_loop()  # its caches' and publisher's threads beside the loop that serves (cluster/gil.py)
     service.start()
     scheme = "https" if ssl_ctx else "http"
     log.info("read service %s listening on %s://%s:%d", service.instance, scheme, args.address, args.port)
