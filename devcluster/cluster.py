@@ -3,9 +3,9 @@
 Every process is started by this module in its own process group and recorded (pid + start time) in
 <run>/state.json, so `down` in another shell stops exactly those processes and nothing else.
 
-Why one ~700-line module: the start order (control plane, kwok, Kueue, operators, the real node, seeding) and the
-stop order mirror each other and share the process table; the pieces with their own concern already live apart
-(pki, process, node, egress, manifests, versions, quantity). Splitting the start sequence is planned, not done.
+Why one ~660-line module: the start order (control plane, kwok, Kueue, operators, the real node) and the stop order
+mirror each other and share the process table, and reading them in one place is what keeps them mirrored; the pieces
+with a concern of their own live apart (pki, process, node, egress, manifests, seed, versions, quantity).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from . import manifests, pki
+from . import manifests, pki, seed
 from . import node as realnode
 from .process import Process, Recorded, stop_together
 from .quantity import same_amounts
@@ -479,7 +479,7 @@ class Cluster:
         if real:
             real.wait_ready(timeout)
             if "kueue" in found:
-                self._seed_real_node_queues(timeout)
+                seed.seed_real_node_queues(self.admin, self._wait, timeout)
             self.components["node-image"]["image"] = real.image
             for n in realnode.NODE_PARTS:
                 self._ready(n, t0)
@@ -554,63 +554,8 @@ class Cluster:
     def _seed_kueue(self, timeout: float, t0: float) -> None:
         health = f"http://127.0.0.1:{self.ports['kueue-health']}/readyz"
         self._wait("kueue /readyz", lambda: http_ok(health), ("kueue",), timeout)
-        ca_pem = (self.pki_dir / "ca.crt").read_bytes()
-        for hook in manifests.kueue_webhooks(self.ports["kueue-webhook"], ca_pem):
-            self.admin.apply(hook)
-        probe = {
-            "apiVersion": "kueue.x-k8s.io/v1beta2",
-            "kind": "ClusterQueue",
-            "metadata": {"name": "devcluster-webhook-probe"},
-            "spec": {"resourceGroups": []},
-        }
-        # A dry-run create goes through Kueue's mutating and validating ClusterQueue hooks: proves the
-        # apiserver -> 127.0.0.1 webhook TLS path.
-        self._wait(
-            "Kueue webhooks answering (dry-run ClusterQueue create)",
-            lambda: self.admin.request("POST", "/apis/kueue.x-k8s.io/v1beta2/clusterqueues?dryRun=All", probe),
-            ("kueue",),
-            timeout,
-        )
-        for obj in manifests.data("kueue-queues.yaml"):
-            self.admin.apply(obj)
-        for obj in manifests.kueue_visibility(self.ports["kueue-visibility"]):
-            self.admin.apply(obj)
-
-        def active() -> bool:
-            for obj in manifests.data("kueue-queues.yaml"):
-                if obj["kind"] not in ("ClusterQueue", "LocalQueue"):
-                    continue
-                got = self.admin.get(self.admin.path(obj["apiVersion"], obj["kind"], obj["metadata"].get("namespace"),
-                                                     obj["metadata"]["name"]))  # fmt: skip
-                conds = {c["type"]: c["status"] for c in got.get("status", {}).get("conditions", [])}
-                if conds.get("Active") != "True":
-                    return False
-            for v in manifests.VISIBILITY_API_VERSIONS:
-                got = self.admin.get(f"/apis/apiregistration.k8s.io/v1/apiservices/{v}.visibility.kueue.x-k8s.io")
-                conds = {c["type"]: c["status"] for c in got.get("status", {}).get("conditions", [])}
-                if conds.get("Available") != "True":
-                    return False
-            return True
-
-        self._wait("ClusterQueues/LocalQueues Active and visibility APIService Available", active, ("kueue",), timeout)
+        seed.seed_kueue(self.admin, self.ports, self.pki_dir / "ca.crt", self._wait, timeout)
         self._ready("kueue", t0)
-
-    def _seed_real_node_queues(self, timeout: float) -> None:
-        objs = manifests.data("kueue-real-node.yaml")
-        for obj in objs:
-            self.admin.apply(obj)
-
-        def active() -> bool:
-            for obj in objs:
-                if obj["kind"] in ("ClusterQueue", "LocalQueue"):
-                    m = obj["metadata"]
-                    got = self.admin.get(self.admin.path(obj["apiVersion"], obj["kind"], m.get("namespace"), m["name"]))
-                    conds = {c["type"]: c["status"] for c in got.get("status", {}).get("conditions", [])}
-                    if conds.get("Active") != "True":
-                        return False
-            return True
-
-        self._wait("real-node ClusterQueue and LocalQueue Active", active, ("kueue",), timeout)
 
     def _start_sandboxed(self, name: str, argv: list[str], env: dict[str, str]) -> None:
         """Run an operator in a network namespace of its own that has only `lo`: whatever it listens on or
