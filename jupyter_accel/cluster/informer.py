@@ -49,6 +49,10 @@ class Resource:
     # the API server sends only matching objects (and a DELETED event when one stops matching): less to cache and
     # fewer events where a reader needs only some of them
     field_selector: str | None = None
+    # a cache that would otherwise grow with the cluster's history keeps the newest `keep_newest` objects by `age`
+    # (a sortable string): the oldest tenth goes when it is full
+    keep_newest: int | None = None
+    age: Callable[[dict[str, Any]], str] | None = None
 
 
 class CachedObjects:
@@ -245,6 +249,7 @@ class Informer(CachedObjects):
             else:
                 changed = not same_object(self._objects.get(key), trimmed)
                 self._objects[key] = trimmed  # the newest resourceVersion, even when nothing we read changed
+                self._objects = self._bounded(self._objects)
             if changed:
                 self.revision += 1
         # a node's heartbeat, or any update of fields the trim drops, changes no answer: no view is computed
@@ -254,8 +259,16 @@ class Informer(CachedObjects):
 
     def _replace(self, objects: dict[Key, dict[str, Any]]) -> None:
         with self._lock:
-            self._objects = objects
+            self._objects = self._bounded(objects)
             self.revision += 1
+
+    def _bounded(self, objects: dict[Key, dict[str, Any]]) -> dict[Key, dict[str, Any]]:
+        """`objects`, or its newest nine tenths of `keep_newest` when it holds more."""
+        cap, age = self.resource.keep_newest, self.resource.age
+        if cap is None or age is None or len(objects) <= cap:
+            return objects
+        newest = sorted(objects.items(), key=lambda kv: age(kv[1]), reverse=True)[: cap - cap // 10]
+        return dict(newest)
 
 
 def same_object(old: dict[str, Any] | None, new: dict[str, Any]) -> bool:

@@ -93,5 +93,17 @@ def trim_event(ev: dict[str, Any]) -> dict[str, Any]:
     return {"metadata": _meta(ev, keep_annotations=False), **{k: ev.get(k) for k in keep}}
 
 
+def event_age(ev: dict[str, Any]) -> str:
+    """When an event last happened, as a sortable RFC 3339 string ("" when it says nothing)."""
+    meta = ev.get("metadata") or {}
+    return (
+        ev.get("lastTimestamp")
+        or ev.get("eventTime")
+        or ev.get("firstTimestamp")
+        or meta.get("creationTimestamp")
+        or ""
+    )
+
+
 def trim_generic(obj: dict[str, Any]) -> dict[str, Any]:
     return {**obj, "metadata": _meta(obj)}

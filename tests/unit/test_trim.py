@@ -5,7 +5,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 from jupyter_accel.cluster.informer import Informer, Resource, same_object
-from jupyter_accel.cluster.trim import trim_node, trim_pod
+from jupyter_accel.cluster.trim import event_age, trim_event, trim_node, trim_pod
 from jupyter_accel.domain.job_status import pod_reason
 from jupyter_accel.domain.resources import pod_requests
 
@@ -97,3 +97,44 @@ def test_same_object_ignores_only_the_resource_version():
     labelled = _node("2", "10:00")
     labelled["metadata"]["labels"]["nvidia.com/gpu.product"] = "H200"
     assert not same_object(a, trim_node(labelled))
+
+
+def _event(i: int, at: str) -> dict:
+    return {
+        "metadata": {"name": f"ev-{i}", "namespace": "team-a", "resourceVersion": str(i)},
+        "involvedObject": {"kind": "Pod", "name": f"p-{i}"},
+        "reason": "Started",
+        "lastTimestamp": at,
+    }
+
+
+def test_a_bounded_cache_keeps_its_newest_objects():
+    events = Resource("events", "", "v1", "events", True, trim_event, keep_newest=10, age=event_age)
+    informer = Informer(None, events, "team-a", lambda _key: None)  # type: ignore[arg-type]
+    # a relist of 12 events, out of order: the 9 newest stay (the oldest tenth goes)
+    order = (5, 0, 11, 3, 8, 1, 10, 2, 7, 4, 9, 6)
+    listed = {("team-a", f"ev-{i}"): trim_event(_event(i, f"2026-12-05T10:{i:02d}:00Z")) for i in order}
+    informer._replace(listed)
+    assert sorted(e["metadata"]["name"] for e in informer.items()) == sorted(f"ev-{i}" for i in range(3, 12))
+    # a new one while full: it is kept, and the oldest of the others go
+    informer._apply({"type": "ADDED", "object": _event(12, "2026-12-05T10:12:00Z")})
+    assert len(informer.items()) == 10
+    informer._apply({"type": "ADDED", "object": _event(13, "2026-12-05T10:13:00Z")})
+    names = {e["metadata"]["name"] for e in informer.items()}
+    assert len(names) == 9 and "ev-13" in names and "ev-3" not in names and "ev-4" not in names
+
+
+def test_an_unbounded_cache_keeps_everything():
+    informer = Informer(None, Resource("events", "", "v1", "events", True, trim_event), "team-a", lambda _key: None)  # type: ignore[arg-type]
+    for i in range(50):
+        informer._apply({"type": "ADDED", "object": _event(i, f"2026-12-05T10:{i:02d}:00Z")})
+    assert len(informer.items()) == 50
+
+
+def test_an_events_age_is_its_last_time():
+    assert event_age({"lastTimestamp": "2026-12-05T10:00:00Z", "firstTimestamp": "2026-12-05T09:00:00Z"}) == (
+        "2026-12-05T10:00:00Z"
+    )
+    assert event_age({"eventTime": "2026-12-05T10:00:00.000001Z"}) == "2026-12-05T10:00:00.000001Z"
+    assert event_age({"metadata": {"creationTimestamp": "2026-12-05T08:00:00Z"}}) == "2026-12-05T08:00:00Z"
+    assert event_age({}) == ""
