@@ -143,3 +143,42 @@ def test_a_new_identity_does_not_see_the_old_answers():
 
     run(scenario())
     assert build.calls == 2
+
+
+def test_while_the_caches_churn_a_slow_view_answers_at_once_and_computes_the_next_answer_ahead():
+    hub, views, build = Caches(), Views(), Counting(delay=0.2)
+
+    async def scenario():
+        await views.get(hub, "inventory", (), build)
+        hub.change("allpods")  # within a second of the last answer: the caches churn
+        t0 = time.monotonic()
+        stale = await views.get(hub, "inventory", (), build)
+        waited = time.monotonic() - t0
+        await asyncio.sleep(0.3)  # the computation started ahead ends
+        return stale, waited, await views.get(hub, "inventory", (), build)
+
+    stale, waited, fresh = run(scenario())
+    assert b"answer 1" in stale and waited < 0.1
+    assert b"answer 2" in fresh and build.calls == 2
+
+
+def test_a_read_waits_for_the_new_answer_after_a_quiet_change_of_a_quick_view_and_of_the_jobs(monkeypatch):
+    from jupyter_accel.api import views as views_module
+
+    hub, views = Caches(), Views()
+    slow, quick, jobs = Counting(delay=0.06), Counting(), Counting(delay=0.06)
+
+    async def scenario():
+        await views.get(hub, "inventory", (), slow)
+        await views.get(hub, "inventory", ("nodes", "m", 0, 100), quick)
+        await views.get(hub, "jobs", ("mine",), jobs)
+        hub.change("pods")  # the user's own jobs: slow or not, a read after a write sees it
+        hub.change("allpods")
+        answers = [await views.get(hub, "jobs", ("mine",), jobs)]
+        answers.append(await views.get(hub, "inventory", ("nodes", "m", 0, 100), quick))  # quick: wait for it
+        monkeypatch.setattr(views_module, "FRESH_S", 0.05)
+        await asyncio.sleep(0.06)  # the last answer is older than FRESH_S: a quiet change
+        answers.append(await views.get(hub, "inventory", (), slow))
+        return answers
+
+    assert all(b"answer 2" in a for a in run(scenario()))
