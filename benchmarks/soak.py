@@ -46,7 +46,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO), str(REPO / "benchmarks")]
 
-from scale import percentile, summary  # noqa: E402
+from scale_load import percentile, summary  # noqa: E402
 from soak_figures import Sampler, push_figures, resource_figures  # noqa: E402
 from soak_load import NAMESPACE, WORKBENCH, Churner, reader_group, remove_jobs, stream_group  # noqa: E402
 

@@ -9,7 +9,7 @@ import threading
 import time
 from typing import Any
 
-from scale import percentile
+from scale_load import percentile
 
 from devcluster.jupyter_server import process_figures
 

@@ -14,7 +14,7 @@ import time
 import uuid
 from typing import Any
 
-from scale import Http
+from scale_load import Http
 
 from devcluster.cluster import Cluster
 from devcluster.jupyter_server import JupyterProcess

@@ -36,7 +36,8 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO), str(REPO / "benchmarks")]
 
-import scale  # noqa: E402
+import scale_build  # noqa: E402
+import scale_load  # noqa: E402
 import scale_objects as objs  # noqa: E402
 
 from devcluster.cluster import Cluster  # noqa: E402
@@ -198,7 +199,7 @@ def measured_window(procs: list[Any], rest: Rest, seconds: float, per_second: fl
     read_before = [bytes_read(p.proc.pid) for p in procs]
     measured: dict[str, Any] = window(rest, seconds, per_second, CHURN_SCALE, kind)
     measured["received"] = [bytes_read(p.proc.pid) - b for p, b in zip(procs, read_before, strict=True)]
-    measured["rss_mib"] = [scale.rss_mib(p.proc.pid) for p in procs]
+    measured["rss_mib"] = [scale_load.rss_mib(p.proc.pid) for p in procs]
     if service:
         measured["service_revisions"] = {k: v - revisions[k] for k, v in service_revisions(service).items()}
     return measured
@@ -259,13 +260,13 @@ def main(argv: list[str] | None = None) -> int:
     cluster = Cluster.attach(args.run_dir)
     rest = cluster.admin
     if rest.get(f"/api/v1/namespaces?labelSelector={objs.BENCH}%3Dtrue")["items"]:
-        scale.remove(rest, print)
-    scale.build(rest, CHURN_SCALE, print)
-    scale.settle(rest, print)  # kwok starting the pods is not the churn being measured, nor is Kueue admitting
+        scale_build.remove(rest, print)
+    scale_build.build(rest, CHURN_SCALE, print)
+    scale_build.settle(rest, print)  # kwok starting the pods is not the churn being measured, nor is Kueue admitting
     try:
         result = measure(cluster, args.servers, args.seconds, args.churn, args.churn_kind)
     finally:
-        scale.remove(rest, print)
+        scale_build.remove(rest, print)
     print(table(result))
     out = Path(args.out or REPO / "benchmarks" / "results" / f"workbenches-{args.churn_kind}.json")
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,204 @@
+"""What the scale benchmark measures with: concurrent clients and their latencies, the Jupyter server's own
+/api/status probe, how long its event loop was held, the API server's request counts, a process's RSS.
+(Shared by benchmarks/scale.py, soak.py and workbenches.py.)"""
+
+from __future__ import annotations
+
+import contextlib
+import http.client
+import json
+import random
+import re
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(REPO), str(REPO / "benchmarks")]
+
+from devcluster.jupyter_server import JupyterProcess  # noqa: E402
+from devcluster.rest import Rest  # noqa: E402
+
+# a sidebar asks again when a push names a topic (debounced): two requests a second per client is more than
+# an open sidebar asks even while the cluster churns
+PACE = 0.5
+ENDPOINTS = ("inventory", "inventory/nodes?limit=100", "queues", "workloads", "jobs")
+READ_RESOURCES = {
+    "nodes", "pods", "events", "workloads", "localqueues", "clusterqueues", "cohorts", "resourceflavors",
+    "workloadpriorityclasses", "rayclusters", "rayjobs", "pytorchjobs", "jobs", "trainjobs", "hardwareprofiles",
+    "acceleratorprofiles",
+}  # fmt: skip
+
+
+# -- measuring ----------------------------------------------------------------------------------------------
+def percentile(values: list[float], p: float) -> float | None:
+    if not values:
+        return None
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
+
+
+def summary(latencies: list[float], seconds: float, errors: int = 0) -> dict[str, Any]:
+    return {
+        "requests": len(latencies),
+        "errors": errors,
+        "p50_ms": _ms(percentile(latencies, 50)),
+        "p99_ms": _ms(percentile(latencies, 99)),
+        "max_ms": _ms(max(latencies) if latencies else None),
+        "per_s": round(len(latencies) / seconds, 1) if seconds else None,
+    }
+
+
+def _ms(v: float | None) -> float | None:
+    return None if v is None else round(v * 1000, 1)
+
+
+class Http:
+    """Keep-alive HTTP/1.1 to the Jupyter server on loopback, one connection per thread."""
+
+    def __init__(self, server: JupyterProcess) -> None:
+        self.port, self.headers = server.port, server.headers
+        self._local = threading.local()
+
+    def get(self, path: str, timeout: float = 60) -> tuple[int, bytes]:
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = self._local.conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+        try:
+            conn.request("GET", path, headers=self.headers)
+            resp = conn.getresponse()
+            return resp.status, resp.read()
+        except (OSError, http.client.HTTPException):
+            conn.close()
+            self._local.conn = None
+            raise
+
+
+def load(fn: Callable[[], bool], clients: int, seconds: float, every: float | None = None) -> dict[str, Any]:
+    """`clients` threads call fn for `seconds`; fn returns whether the answer was good. Back to back (a closed
+    loop: the latency is mostly the queue of the other clients, the rate the server's capacity), or with `every`,
+    each client once every that many seconds from a random start (what a number of open sidebars ask)."""
+    latencies: list[float] = []
+    errors = [0]
+    first_error: list[str] = []
+    lock = threading.Lock()
+    stop = time.monotonic() + seconds
+
+    def client() -> None:
+        due = time.monotonic() + (random.uniform(0, every) if every else 0)
+        while time.monotonic() < stop:
+            if every:
+                time.sleep(max(0.0, due - time.monotonic()))
+                due = max(due + every, time.monotonic())  # late: the next one is not sent sooner
+                if time.monotonic() >= stop:
+                    break
+            t0 = time.perf_counter()
+            try:
+                ok = fn()
+            except Exception as exc:
+                ok = False
+                if not first_error:
+                    first_error.append(f"{type(exc).__name__}: {str(exc)[:200]}")
+            took = time.perf_counter() - t0
+            with lock:
+                if ok:
+                    latencies.append(took)
+                else:
+                    errors[0] += 1
+
+    threads = [threading.Thread(target=client, daemon=True) for _ in range(clients)]
+    t0 = time.monotonic()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(seconds + 120)
+    out = summary(latencies, time.monotonic() - t0, errors[0])
+    if first_error:
+        out["first_error"] = first_error[0]
+    return out
+
+
+class StatusProbe:
+    """GET /api/status 10 times a second, in its own thread: the Jupyter server's event loop as users feel it."""
+
+    def __init__(self, http_: Http) -> None:
+        self.http = http_
+        self.samples: list[tuple[float, float]] = []  # (when, latency)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            t0 = time.perf_counter()
+            with contextlib.suppress(Exception):
+                self.http.get("/api/status")
+                self.samples.append((time.monotonic(), time.perf_counter() - t0))
+            self._stop.wait(max(0.0, 0.1 - (time.perf_counter() - t0)))
+
+    def __enter__(self) -> StatusProbe:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._stop.set()
+        self._thread.join(5)
+
+    def window(self, start: float, end: float) -> dict[str, Any]:
+        lat = [lat for at, lat in self.samples if start <= at <= end]
+        return summary(lat, end - start)
+
+
+def loop_held(http_: Http, start: float, end: float) -> dict[str, Any]:
+    """How long the Jupyter server's event loop was held in a window (benchmarks/loop_lag.py, in the server): the
+    lateness of a 5 ms wake-up (what any request felt, queueing included), and the longest single callback."""
+    body = json.loads(http_.get(f"/bench/loop-lag?start={start}&end={end}")[1])
+    lateness, holds, product = body["lateness"], body["holds"], body["product"]
+    longest = max(holds, default=(0.0, 0.0, ""))
+    busiest = max(holds, key=lambda h: h[1], default=(0.0, 0.0, ""))  # the most CPU on the loop in one callback
+    return {
+        "samples": len(lateness),
+        "late_p99_ms": _ms(percentile(lateness, 99)),
+        "late_max_ms": _ms(max(lateness) if lateness else None),
+        "hold_max_ms": _ms(longest[0]),
+        "hold_max_cpu_ms": _ms(longest[1]),
+        "holds_over_20ms": sum(1 for took, _, _ in holds if took > 0.020),
+        "cpu_over_20ms": sum(1 for _, cpu, _ in holds if cpu > 0.020),
+        "longest": longest[2],
+        "most_cpu_ms": _ms(busiest[1]),
+        "most_cpu": busiest[2],
+        "product": product,  # counters so far: the table shows their change over the window
+    }
+
+
+def apiserver_reads(rest: Rest) -> int:
+    """LIST and GET requests the API server has answered for the kinds the product reads (its /metrics)."""
+    text = rest.request("GET", "/metrics", timeout=30)
+    total = 0
+    for line in text.splitlines():
+        if not line.startswith("apiserver_request_total{"):
+            continue
+        labels = dict(re.findall(r'(\w+)="([^"]*)"', line))
+        if labels.get("verb") in ("LIST", "GET") and labels.get("resource") in READ_RESOURCES:
+            total += int(float(line.rsplit(" ", 1)[1]))
+    return total
+
+
+def apiserver_writes(rest: Rest) -> int:
+    """Writes the API server has answered (every client: Kueue admitting, kwok starting pods, ...)."""
+    total = 0
+    for line in rest.request("GET", "/metrics", timeout=30).splitlines():
+        if line.startswith("apiserver_request_total{"):
+            labels = dict(re.findall(r'(\w+)="([^"]*)"', line))
+            if labels.get("verb") in ("POST", "PUT", "PATCH", "DELETE", "APPLY"):
+                total += int(float(line.rsplit(" ", 1)[1]))
+    return total
+
+
+def rss_mib(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return round(int(line.split()[1]) / 1024, 1)
+    return 0.0

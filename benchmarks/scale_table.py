@@ -1,0 +1,128 @@
+"""The scale benchmark's printed table, and issue #15's targets beside what a run measured (from its JSON too:
+`python benchmarks/scale_table.py benchmarks/results/scale-full.json`)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(REPO), str(REPO / "benchmarks")]
+
+from scale_load import ENDPOINTS, PACE  # noqa: E402
+
+
+def targets(result: dict[str, Any]) -> list[str]:
+    """Issue #15's targets beside what this run measured, each from the rows and loop windows above."""
+    rows, loop = result["rows"], result["loop"]
+    paced = [f"GET {p}, each client every {PACE} s" for p in ENDPOINTS]
+    b2b = [f"GET {p}" for p in ENDPOINTS]
+    burst = [n for n in rows if n.startswith("/api/status during") and "pod changes" in n]
+
+    def worst(names: list[str], key: str = "p99_ms") -> str:
+        name = max(names, key=lambda n: rows[n][key])
+        return f"{rows[name][key]} ms ({name})"
+
+    def status(names: list[str]) -> str:
+        return worst([f"/api/status during {n}" for n in names])
+
+    cpu_holds = max(w["cpu_over_20ms"] for w in loop.values())
+    longest = max(loop.values(), key=lambda w: w["hold_max_ms"])
+    push, rss = result["push"], result["rss_mib"]
+    mark = {True: "met", False: "NOT met"}
+    return [
+        "| issue #15 target | measured in this run | |",
+        "|---|---|---|",
+        f"| p99 of every read endpoint, {result['clients']} clients, < 50 ms | paced: worst {worst(paced)}; back to "
+        f"back: worst {worst(b2b)} | {mark[max(rows[n]['p99_ms'] for n in paced) < 50]} paced |",
+        f"| p99 of GET /api/status during that load < 50 ms | paced: worst {status(paced)}; back to back: worst "
+        f"{status(b2b)} | {mark[max(rows['/api/status during ' + n]['p99_ms'] for n in paced) < 50]} paced |",
+        f"| ... during a burst of {result.get('burst', 'the')} pod changes < 50 ms | "
+        + "; ".join(f"{n.split(', ', 1)[-1]}: p99 {rows[n]['p99_ms']} ms" for n in burst)
+        + f" | {mark[all(rows[n]['p99_ms'] < 50 for n in burst)]} |",
+        f"| no handler holds the event loop > 20 ms | callbacks with > 20 ms of CPU: at most {cpu_holds} a window; "
+        f"longest callback {longest['hold_max_ms']} ms wall, {longest['hold_max_cpu_ms']} ms CPU | "
+        f"{mark[cpu_holds == 0]} |",
+        f"| vs the list-per-request baseline >= 100x at p99 | {result['ratio_p99']}x (p50 {result['ratio_p50']}x) | "
+        f"{mark[result['ratio_p99'] >= 100]} |",
+        f"| API-server requests caused by refreshes: zero | {result['apiserver_reads']['caused_by_refreshes']} | "
+        f"{mark[result['apiserver_reads']['caused_by_refreshes'] <= 0]} |",
+        f"| cache RSS < 300 MB | whole server {rss} MiB ({round(rss * 1.048576, 1)} MB) | {mark[rss * 1.048576 < 300]} |",
+        f"| change in the cluster -> event on a client < 1 s | p50 {push['to_event_p50_s']} s, max "
+        f"{push['to_event_max_s']} s | {mark[(push['to_event_max_s'] or 99) < 1]} |",
+        f"| first complete view after server start < 10 s | {result['first_view_s']} s | "
+        f"{mark[result['first_view_s'] < 10]} |",
+    ]
+
+
+def table(result: dict[str, Any]) -> str:
+    rows = result["rows"]
+    out = [
+        f"Scale benchmark, {result['date']}, {result['machine']}",
+        f"scale: {result['scale']}; {result['clients']} clients, {result['seconds_per_endpoint']} s per endpoint"
+        + ("; cluster-wide reads through the read service" if result.get("read_service") else ""),
+        "",
+        "| what | requests | errors | p50 ms | p99 ms | max ms | per s |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for name, r in rows.items():
+        out.append(
+            f"| {name} | {r['requests']} | {r['errors']} | {r['p50_ms']} | {r['p99_ms']} | {r['max_ms']} | {r['per_s']} |"
+        )
+    out += [
+        "",
+        "| the Jupyter server's event loop | 5 ms wake-up late, p99 ms | late, max ms | longest callback ms "
+        "(its CPU ms) | callbacks > 20 ms (> 20 ms of CPU) | cache changes (most) | answers computed |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    before: dict[str, Any] = result["product_at_start"]
+    for name, r in result["loop"].items():
+        changes, computed = (
+            {k: v - before[part].get(k, 0) for k, v in r["product"][part].items()}
+            for part in ("cache_changes", "views_computed")
+        )
+        before = r["product"]
+        most = max(changes, key=lambda k: changes[k], default=None)
+        churn = f"{sum(changes.values())} ({most} {changes[most]})" if most and changes[most] else "0"
+        out.append(
+            f"| {name} | {r['late_p99_ms']} | {r['late_max_ms']} | {r['hold_max_ms']} ({r['hold_max_cpu_ms']}) "
+            f"| {r['holds_over_20ms']} ({r['cpu_over_20ms']}) "
+            f"| {churn} | {sum(computed.values())} |"
+        )
+    worst = max(result["loop"].values(), key=lambda r: r["hold_max_ms"] or 0, default=None)
+    if worst and worst["longest"]:
+        out.append(
+            f"\nlongest callback: {worst['hold_max_ms']} ms ({worst['hold_max_cpu_ms']} ms CPU), {worst['longest']}"
+        )
+    busiest = max(result["loop"].values(), key=lambda r: r.get("most_cpu_ms") or 0, default=None)
+    if busiest and busiest.get("most_cpu"):
+        out.append(f"most CPU in one callback: {busiest['most_cpu_ms']} ms, {busiest['most_cpu']}")
+    reads = result["apiserver_reads"]
+    push = result["push"]
+    out += [
+        "",
+        "| measure | value |",
+        "|---|---|",
+        f"| baseline / product, GET inventory | {result['ratio_p50']}x at p50, {result['ratio_p99']}x at p99 |",
+        f"| API-server LIST/GET: idle window / product load ({reads['windows']} windows) / baseline load | "
+        f"{reads['idle_window']} / {reads['product_load']} / {reads['baseline_load']} |",
+        f"| API-server reads caused by refreshes (product load - idle x windows) | {reads['caused_by_refreshes']} |",
+        f"| Jupyter server RSS | {result['rss_mib']} MiB |",
+        *([f"| read service RSS | {result['read_service_rss_mib']} MiB |"] if "read_service_rss_mib" in result else []),
+        f"| cluster change → push event (p50 / max of {push['trials']}) | {push['to_event_p50_s']} s / "
+        f"{push['to_event_max_s']} s |",
+        f"| cluster change → answer shows it (p50 / max) | {push['to_answer_p50_s']} s / {push['to_answer_max_s']} s |",
+        f"| first complete view after server start | {result['first_view_s']} s |",
+        f"| GET inventory / one node page of 100, bytes | {result['inventory_bytes']} / {result['node_page_bytes']} |",
+        f"| burst of pod changes took (readers paced / back to back) | {result['burst_s']['paced']} s / "
+        f"{result['burst_s']['back_to_back']} s |",
+    ]
+    out += ["", *targets(result)]
+    return "\n".join(out)
+
+
+if __name__ == "__main__":
+    for path in sys.argv[1:]:
+        print(table(json.loads(Path(path).read_text())))
