@@ -57,9 +57,36 @@ async def pod_logs(api, kind: str, name: str, pod: str) -> str:
     return text
 
 
+# Each rank prints what the operator injected, then they meet at MASTER_ADDR:MASTER_PORT as torch.distributed's
+# rendezvous would (no torch in the image): rank 0 ends only once every worker has reported, and a while after, so a
+# worker's pod has ended (and keeps its logs) before the master's success ends the job and cleanPodPolicy Running
+# removes what still runs. Without it the master could succeed while a worker was still initializing.
 RANKS = """
-import os
-print(f"RANK {os.environ['RANK']} WORLD_SIZE {os.environ['WORLD_SIZE']} MASTER {os.environ['MASTER_ADDR']}", flush=True)
+import os, socket, time
+rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
+addr, port = os.environ["MASTER_ADDR"], int(os.environ["MASTER_PORT"])
+print(f"RANK {rank} WORLD_SIZE {world} MASTER {addr}", flush=True)
+if rank == 0:
+    server = socket.create_server(("", port))
+    server.settimeout(300)
+    joined = set()
+    while len(joined) < world - 1:
+        conn, _ = server.accept()
+        joined.add(conn.recv(16).decode())
+        conn.close()
+    time.sleep(5)
+    print(f"RANKS JOINED {' '.join(sorted(joined))}", flush=True)
+else:
+    deadline = time.monotonic() + 300
+    while True:
+        try:
+            with socket.create_connection((addr, port), timeout=5) as conn:
+                conn.sendall(str(rank).encode())
+            break
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(1)
 """
 
 
@@ -88,6 +115,7 @@ async def test_pytorchjob_prints_the_ranks_the_operator_injected(api, unique, im
             lines |= {ln.strip() for ln in (await pod_logs(api, "pytorch", name, pod["name"])).splitlines()}
         assert f"RANK 0 WORLD_SIZE 2 MASTER {name}-master-0" in lines, lines
         assert f"RANK 1 WORLD_SIZE 2 MASTER {name}-master-0" in lines, lines
+        assert "RANKS JOINED 1" in lines, lines  # the worker reached the master over the pod network
         print(f"\nreal node: 2-pod PyTorchJob submit -> first log line {first_line:.1f} s")
     finally:
         await api.call("DELETE", f"jobs/pytorch/{name}")
