@@ -59,6 +59,7 @@ from scale_load import (  # noqa: E402
     load,
     loop_held,
     rss_mib,
+    save_result,
 )
 from scale_table import table  # noqa: E402
 
@@ -381,10 +382,7 @@ def main(argv: list[str] | None = None) -> int:
             cluster.stop()
     text = table(result)
     print(text)
-    out = Path(args.out) if args.out else REPO / "benchmarks" / "results" / f"scale-{args.scale}.json"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(result, indent=2) + "\n")
-    print(f"saved {out}")
+    save_result(result, Path(args.out) if args.out else REPO / "benchmarks" / "results" / f"scale-{args.scale}.json")
     return 0
 
 

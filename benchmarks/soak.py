@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures
-import json
 import multiprocessing
 import os
 import platform
@@ -46,7 +45,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO), str(REPO / "benchmarks")]
 
-from scale_load import percentile, summary  # noqa: E402
+from scale_load import percentile, save_result, summary  # noqa: E402
 from soak_figures import Sampler, push_figures, resource_figures  # noqa: E402
 from soak_load import NAMESPACE, WORKBENCH, Churner, reader_group, remove_jobs, stream_group  # noqa: E402
 
@@ -309,10 +308,7 @@ def main(argv: list[str] | None = None) -> int:
         if not args.run_dir:
             cluster.stop()
     print(table(result))
-    out = Path(args.out) if args.out else REPO / "benchmarks" / "results" / f"soak-{args.scale}.json"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(result, indent=2) + "\n")
-    print(f"saved {out}")
+    save_result(result, Path(args.out) if args.out else REPO / "benchmarks" / "results" / f"soak-{args.scale}.json")
     return 0 if result["errors_total"] == 0 else 1
 
 

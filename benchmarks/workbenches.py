@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import re
 import sys
 import tempfile
@@ -39,6 +38,7 @@ sys.path[:0] = [str(REPO), str(REPO / "benchmarks")]
 import scale_build  # noqa: E402
 import scale_load  # noqa: E402
 import scale_objects as objs  # noqa: E402
+from scale_load import save_result  # noqa: E402
 
 from devcluster.cluster import Cluster  # noqa: E402
 from devcluster.jupyter_server import JupyterProcess, ReadServiceProcess  # noqa: E402
@@ -268,10 +268,7 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         scale_build.remove(rest, print)
     print(table(result))
-    out = Path(args.out or REPO / "benchmarks" / "results" / f"workbenches-{args.churn_kind}.json")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(result, indent=2) + "\n")
-    print(f"saved {out}")
+    save_result(result, Path(args.out or REPO / "benchmarks" / "results" / f"workbenches-{args.churn_kind}.json"))
     return 0
 
 

@@ -13,6 +13,7 @@ import pytest
 import yaml
 from kubernetes import client
 from kubernetes.client.rest import ApiException
+from polling import poll_until
 
 from devcluster.versions import DATA
 
@@ -22,13 +23,7 @@ RUN_FOR = "devcluster.jupyter-accel.io/run-for"
 
 
 def wait_for(what, check, timeout=60.0, interval=0.5):
-    deadline, last = time.monotonic() + timeout, None
-    while time.monotonic() < deadline:
-        last = check()
-        if last:
-            return last
-        time.sleep(interval)
-    raise AssertionError(f"timed out after {timeout}s waiting for {what}; last: {last!r}")
+    return poll_until(check, timeout, what, interval)
 
 
 def uid(prefix: str) -> str:
