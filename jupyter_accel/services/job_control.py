@@ -3,9 +3,11 @@ caches, writer, settings and lookups these use; blocking, run off the event loop
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING, Any
 
 from ..cluster.writes import Ref, WriteError
+from ..domain import labels as L
 from ..domain.kinds import spec_for
 from ..domain.time_limit import LimitRefused, plan_limit, stopped_at_limit
 from ..domain.workloads import find_workload_for_job
@@ -14,6 +16,10 @@ from .errors import Conflict, Invalid, NotVisible
 
 if TYPE_CHECKING:
     from .ports import Caches, JobSettings, Writer
+
+# Kueue makes a queued job's Workload a moment after the job. A stop asked in that moment waits for it this long:
+# the job itself was created suspended, and Kueue would undo a suspend of the job when it admits the Workload.
+WORKLOAD_WAIT_S = 10.0
 
 
 class JobControl:
@@ -33,7 +39,7 @@ class JobControl:
         """Kueue's stop / resume: deactivate the Workload when there is one, else suspend the job itself."""
         self._writable()
         obj = self.cached(kind, name)
-        wl = find_workload_for_job(self.hub.items("workloads"), obj)
+        wl = self._workload_of(obj)
         done = False
         if wl is not None:
             if not suspend and stopped_at_limit(wl):  # Kueue 0.17 would stop it again at once (time_limit.py)
@@ -57,6 +63,14 @@ class JobControl:
             patch = spec_for(kind).suspend_patch(suspend)
             self.writer.merge_patch(self.ref(kind, name), patch)
         return self._fresh_view(self.cached(kind, name))
+
+    def _workload_of(self, obj: dict[str, Any]) -> dict[str, Any] | None:
+        """The job's Workload; for a job Kueue queues, waited for while Kueue has not made it yet."""
+        queued = bool(((obj.get("metadata") or {}).get("labels") or {}).get(L.QUEUE_NAME))
+        deadline = time.monotonic() + (WORKLOAD_WAIT_S if queued and self.hub.readable("workloads") else 0)
+        while (wl := find_workload_for_job(self.hub.items("workloads"), obj)) is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+        return wl
 
     def _workload_ref(self, wl: dict[str, Any]) -> Ref:
         version = self.hub.version("kueue.x-k8s.io") or ""

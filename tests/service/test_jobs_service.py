@@ -3,6 +3,8 @@ an in-memory hub of plain dicts (the cluster tests cover the same paths against 
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 from memory_cluster import MemoryHub, MemoryWriter
 
@@ -10,7 +12,7 @@ from jupyter_accel.api.base import http_error
 from jupyter_accel.cluster.writes import WriteError
 from jupyter_accel.domain.accelerators import AcceleratorRegistry
 from jupyter_accel.models import JobKind, JobRequest, JobStatus
-from jupyter_accel.services import errors
+from jupyter_accel.services import errors, job_control
 from jupyter_accel.services.jobs import JobSettings, JobsService
 
 IMAGES = {k.value: "runtime:1" for k in JobKind}
@@ -105,7 +107,8 @@ def test_read_only_refuses_writes_before_anything_is_built():
     assert http_error(errors.ReadOnly("x")).status_code == 403
 
 
-def test_suspend_deactivates_the_workload_when_there_is_one_else_patches_the_job_as_its_operator_wants():
+def test_suspend_deactivates_the_workload_when_there_is_one_else_patches_the_job_as_its_operator_wants(monkeypatch):
+    monkeypatch.setattr(job_control, "WORKLOAD_WAIT_S", 0.3)  # Kueue never makes one here
     hub, writer, service = cluster()
     created, _ = service.submit(pytorch(name="train-1"))
     service.set_suspended(JobKind.pytorch, "train-1", True)
@@ -128,6 +131,24 @@ def test_suspend_deactivates_the_workload_when_there_is_one_else_patches_the_job
     service.set_suspended(JobKind.pytorch, "train-1", True)
     assert hub.caches["workloads"][0]["spec"]["active"] is False
     assert view.name == created.job.name
+
+
+def test_a_stop_asked_before_kueue_made_the_workload_waits_for_it_and_deactivates_it():
+    hub, writer, service = cluster()
+    service.submit(pytorch(name="train-1"))
+    uid = hub.caches["pytorchjobs"][0]["metadata"]["uid"]
+    workload = {
+        "metadata": {"name": "wl", "namespace": "team-a", "labels": {"kueue.x-k8s.io/job-uid": uid}},
+        "spec": {"active": True},
+    }
+    kueue = threading.Timer(0.3, lambda: hub.caches["workloads"].append(workload))  # Kueue, a moment later
+    kueue.start()
+    service.set_suspended(JobKind.pytorch, "train-1", True)
+    kueue.join()
+    assert (
+        hub.caches["workloads"][0]["spec"]["active"] is False
+    )  # not the job's own suspend, which Kueue would undo on admission
+    assert ("patch", "workloads", "wl") in writer.calls
 
 
 def test_a_refused_workload_patch_is_not_visible_to_your_account():
