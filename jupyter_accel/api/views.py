@@ -3,7 +3,7 @@
 A read handler asks for a view by topic and parameters. If the caches it is computed from (push.depends) have not
 changed since the last answer, the stored bytes go out at once: the event loop does a dict lookup and a write.
 Otherwise one worker thread computes it, and every request that arrives meanwhile waits on that same computation
-(or, while the caches churn, gets the answer before it: see MAX_STALE and SLOW).
+(or, while the caches churn, gets the answer before it: see MAX_STALE and AHEAD_TOPICS).
 Before the broadcaster tells browsers that a topic changed, it has the views of that topic that were read recently
 computed again (`refresh`), so the refetch that the push causes finds its answer ready.
 """

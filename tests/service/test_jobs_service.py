@@ -145,9 +145,8 @@ def test_a_stop_asked_before_kueue_made_the_workload_waits_for_it_and_deactivate
     kueue.start()
     service.set_suspended(JobKind.pytorch, "train-1", True)
     kueue.join()
-    assert (
-        hub.caches["workloads"][0]["spec"]["active"] is False
-    )  # not the job's own suspend, which Kueue would undo on admission
+    # the Workload deactivated, not the job's own suspend, which Kueue would undo when it admits the Workload
+    assert hub.caches["workloads"][0]["spec"]["active"] is False
     assert ("patch", "workloads", "wl") in writer.calls
 
 
