@@ -290,7 +290,7 @@ def test_slow_answers_shown_and_timeouts_retried(server, proxy, throwaway_namesp
 
 def test_no_thread_or_socket_leak(server, proxy, throwaway_namespace, baseline):
     """After the faults above and further rounds of them (every retry path once more each), the server holds as
-    many threads and sockets after the last round as after the first: a leak grows with every round. Against the
+    many threads and sockets after the last round as after the second: a leak grows with every round. Against the
     warm baseline the client's connection pool may keep a few more idle connections after the concurrent retries."""
     ns = throwaway_namespace
     samples = []
@@ -311,7 +311,8 @@ def test_no_thread_or_socket_leak(server, proxy, throwaway_namespace, baseline):
         samples.append(resources(server.proc.pid))
     first, after = samples[0], samples[-1]
     for what in ("threads", "sockets", "fds"):
-        assert after[what] <= first[what] + 1, (what, samples)  # a leak of one per round would be 3 more
+        # a leak grows every round; the pool may keep one or two more idle connections once, after the first round
+        assert after[what] <= samples[1][what] + 1 and after[what] <= first[what] + 2, (what, samples)
     assert after["threads"] <= baseline["threads"] + 2, (baseline, after)
     assert after["sockets"] <= baseline["sockets"] + 6, (baseline, after)
     note(

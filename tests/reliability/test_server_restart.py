@@ -101,7 +101,9 @@ def test_a_restarted_server_finds_every_job_again_and_controls_them(devcluster, 
             ), (name, a, b)
             assert b["display"]["label"] == a["display"]["label"] and b["display"]["actions"] == a["display"]["actions"]
             code, detail = second.get_json(f"/accel/v1/jobs/{kinds[name]}/{name}")
-            assert code == 200 and len(detail["job"]["pods"]) == len(a["pods"]), detail
+            assert code == 200, detail
+            if name != held:  # a suspended RayCluster's pods are still being deleted: their count is not settled
+                assert len(detail["job"]["pods"]) == len(a["pods"]), detail
 
         # a retry of a submit the first server answered: found by its request id, nothing made twice
         code, again = second.get_json("/accel/v1/jobs", method="POST", body=requests[script])
