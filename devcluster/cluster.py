@@ -142,6 +142,19 @@ class Cluster:
         kwok: append CRI-format lines (`<RFC3339Nano> stdout F <text>`) and a followed log stream shows them."""
         return self.run / manifests.LIVE_LOG_FILE
 
+    @property
+    def audit_log(self) -> Path:
+        """The API server's audit log (JSON lines): every watch request, at Metadata level, so a test can tell
+        which account opened which watch (the open-watch gauge counts every account together)."""
+        return self.run / "audit.log"
+
+    def _audit_policy(self) -> Path:
+        path = self.run / "audit-policy.json"
+        rules = [{"level": "Metadata", "verbs": ["watch"]}, {"level": "None"}]
+        policy = {"apiVersion": "audit.k8s.io/v1", "kind": "Policy", "omitStages": ["RequestReceived"], "rules": rules}
+        path.write_text(json.dumps(policy))
+        return path
+
     def api_client(self, identity: str = "notebook-user"):
         """A `kubernetes.client.ApiClient` authenticated as `identity`."""
         from kubernetes import config as kconfig  # only the tests and CLI users need the client library
@@ -374,6 +387,8 @@ class Cluster:
             # this cluster dials that Service, so the reconciler is off.
             "--endpoint-reconciler-type=none",
             "--enable-priority-and-fairness=false", "--profiling=false", "--v=1",
+            f"--audit-policy-file={self._audit_policy()}", f"--audit-log-path={self.audit_log}",
+            "--audit-log-maxsize=64", "--audit-log-maxbackup=1",
             *([f"--egress-selector-config-file={real.egress_config()}"] if real else []),
         ])  # fmt: skip
         self._wait(

@@ -6,6 +6,7 @@ Recovery times go to the "reliability figures"."""
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import re
@@ -16,6 +17,7 @@ import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
+import kubernetes.client as k8s
 import pytest
 from fault_proxy import FaultProxy
 from reliability_report import note
@@ -228,7 +230,12 @@ def test_a_submit_cut_off_between_job_and_configmap_is_completed_by_its_retry(pr
         doomed.wait_connected()
         t0 = time.monotonic()
         proxy.inject({"method": "POST", "path": cm_create, "delay": 20.0, "status": 503, "times": 1})
-        threading.Thread(target=doomed.get_json, args=("/accel/v1/jobs", "POST", body, 60), daemon=True).start()
+
+        def submit() -> None:
+            with contextlib.suppress(OSError):  # the server is killed before it answers: the connection drops
+                doomed.get_json("/accel/v1/jobs", "POST", body, 60)
+
+        threading.Thread(target=submit, daemon=True).start()
         deadline = time.monotonic() + 30
         while not [h for h in _hits(proxy, t0, "POST", CREATE) if h["status"] == 201]:
             assert time.monotonic() < deadline, proxy.requests(t0)
@@ -289,12 +296,13 @@ def test_slow_answers_shown_and_timeouts_retried(server, proxy, throwaway_namesp
 
 
 def test_no_thread_or_socket_leak(server, proxy, throwaway_namespace, baseline):
-    """After the faults above and further rounds of them (every retry path once more each), the server holds as
-    many threads and sockets after the last round as after the second: a leak grows with every round. Against the
-    warm baseline the client's connection pool may keep a few more idle connections after the concurrent retries."""
+    """After the faults above and five more rounds of them (every retry path once each a round), the server's threads
+    and sockets do not grow from the second round on: a leak grows with every round (+4 over rounds 2 to 6 for one a
+    round). The client's connection pool may keep more idle connections after the concurrent retries, mostly once
+    after the first round (CI saw 15 -> 17 and 16 -> 19, then flat), never more than the pool's own size."""
     ns = throwaway_namespace
     samples = []
-    for _ in range(4):
+    for _ in range(6):
         t0 = time.monotonic()
         proxy.inject(
             {"method": "POST", "path": DRY_RUN, "status": 429, "retry_after": "0", "times": 2},
@@ -311,13 +319,13 @@ def test_no_thread_or_socket_leak(server, proxy, throwaway_namespace, baseline):
         samples.append(resources(server.proc.pid))
     first, after = samples[0], samples[-1]
     for what in ("threads", "sockets", "fds"):
-        # a leak grows every round; the pool may keep one or two more idle connections once, after the first round
-        assert after[what] <= samples[1][what] + 1 and after[what] <= first[what] + 2, (what, samples)
+        assert after[what] <= samples[1][what] + 2, (what, samples)
     assert after["threads"] <= baseline["threads"] + 2, (baseline, after)
-    assert after["sockets"] <= baseline["sockets"] + 6, (baseline, after)
+    pool = k8s.Configuration().connection_pool_maxsize  # the most idle connections the server's client keeps
+    assert after["sockets"] <= baseline["sockets"] + pool, (baseline, after, pool)
     note(
         f"apiserver faults: server process before the faults {baseline['threads']} threads, {baseline['fds']} fds "
-        f"({baseline['sockets']} sockets); after 4 fault tests and the first of 4 more rounds: {first['threads']} "
+        f"({baseline['sockets']} sockets); after 4 fault tests and the first of 6 more rounds: {first['threads']} "
         f"threads, {first['fds']} fds ({first['sockets']} sockets); after the last: {after['threads']} threads, "
         f"{after['fds']} fds ({after['sockets']} sockets)"
     )
