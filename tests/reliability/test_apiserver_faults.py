@@ -17,7 +17,6 @@ import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
-import kubernetes.client as k8s
 import pytest
 from fault_proxy import FaultProxy
 from reliability_report import note
@@ -298,8 +297,8 @@ def test_slow_answers_shown_and_timeouts_retried(server, proxy, throwaway_namesp
 def test_no_thread_or_socket_leak(server, proxy, throwaway_namespace, baseline):
     """After the faults above and five more rounds of them (every retry path once each a round), the server's threads
     and sockets do not grow from the second round on: a leak grows with every round (+4 over rounds 2 to 6 for one a
-    round). The client's connection pool may keep more idle connections after the concurrent retries, mostly once
-    after the first round (CI saw 15 -> 17 and 16 -> 19, then flat), never more than the pool's own size."""
+    round). The client's connection pool may keep a few more idle connections after the concurrent retries, mostly
+    once after the first round (CI saw 15 -> 17 and 16 -> 19, then flat): at most 6 over the warm baseline."""
     ns = throwaway_namespace
     samples = []
     for _ in range(6):
@@ -321,8 +320,7 @@ def test_no_thread_or_socket_leak(server, proxy, throwaway_namespace, baseline):
     for what in ("threads", "sockets", "fds"):
         assert after[what] <= samples[1][what] + 2, (what, samples)
     assert after["threads"] <= baseline["threads"] + 2, (baseline, after)
-    pool = k8s.Configuration().connection_pool_maxsize  # the most idle connections the server's client keeps
-    assert after["sockets"] <= baseline["sockets"] + pool, (baseline, after, pool)
+    assert after["sockets"] <= baseline["sockets"] + 6, (baseline, after)
     note(
         f"apiserver faults: server process before the faults {baseline['threads']} threads, {baseline['fds']} fds "
         f"({baseline['sockets']} sockets); after 4 fault tests and the first of 6 more rounds: {first['threads']} "
