@@ -150,7 +150,7 @@ class AccelApp(ExtensionApp):
         from .services.jobs import JobsService
 
         cfg = self.accel_config
-        writer = ClusterWriter(hub.api, cfg.request_timeout)
+        writer = ClusterWriter(hub.api, cfg.request_timeout, on_written=hub.note_write)
         return JobsService(hub, writer, self.registry, self.job_settings(), getattr(self, "idle_watch", None))
 
     def _idle_round(self) -> None:

@@ -44,6 +44,7 @@ AHEAD_TOPICS = frozenset({"inventory"})
 SLOW_S = 0.05
 FRESH_S = 1.0
 log = logging.getLogger(__name__)
+WRITE_POLL = 0.005  # seconds between looks at whether the caches hold a write yet (only while one is outstanding)
 MAX_VIEWS = 256  # answers kept (node pages are one per model, offset and limit); the least recently read go first
 Build = Callable[[], "BaseModel"]
 
@@ -57,7 +58,9 @@ class _Entry:
     computed_at: float = 0.0
     took: float = 0.0  # seconds the last computation took, waits for the GIL included
     read_at: float = 0.0
-    running: asyncio.Future[bytes] | None = None
+    running: asyncio.Future[bytes] | None = None  # the computation under way (a task that fills this entry)
+    writes_seen: int = 0  # the server's writes in the caches when the stored answer's computation began
+    running_writes_seen: int = 0  # the same for the running computation
 
 
 class Views:
@@ -77,6 +80,9 @@ class Views:
         of the request but `params`. `max_age`: also compute it again after this many seconds (answers that name
         times relative to now, such as a job's time left)."""
         key = (topic, params)
+        # read-after-write: every write this server made before this read is in the caches first (bounded), and
+        # only a computation begun after that may answer (cluster/written.py)
+        wrote = await _writes_seen(hub)
         entry = self._entries.get(key)
         if entry is None or entry.hub is not hub:  # a new identity has new caches
             entry = self._entries[key] = _Entry(hub, build)
@@ -84,9 +90,10 @@ class Views:
         entry.build = build
         now = entry.read_at = time.monotonic()
         fresh = max_age is None or now - entry.computed_at < max_age
+        # an unchanged revision is safe after a write too: the caches took the write before this read began
         if fresh and entry.revision == hub.revision(depends(topic)):
             return entry.body
-        if entry.revision is not None:
+        if entry.revision is not None and entry.writes_seen >= wrote:
             age = now - entry.computed_at
             if entry.running is not None and age < MAX_STALE:
                 return entry.body
@@ -94,7 +101,7 @@ class Views:
                 self._compute_ahead(entry, topic)
                 return entry.body
         try:
-            return await self._compute(entry, topic)
+            return await self._compute(entry, topic, wrote)
         except Exception:
             if entry.revision is None and self._entries.get(key) is entry:
                 del self._entries[key]  # a refused request (a bad parameter) leaves nothing behind
@@ -133,9 +140,22 @@ class Views:
         if not task.cancelled() and task.exception() is not None:
             log.debug("a view computed ahead failed: %s", task.exception())  # the next waiting read raises it
 
-    async def _compute(self, entry: _Entry, topic: str) -> bytes:
-        if entry.running is not None:
-            return await asyncio.shield(entry.running)
+    async def _compute(self, entry: _Entry, topic: str, wrote: int = 0) -> bytes:
+        """The answer of a computation begun after the caches held this server's first `wrote` writes: a running one
+        that began before them is waited for, then another is begun."""
+        while True:
+            running = entry.running
+            if running is None:
+                seen = _seen(entry.hub)
+                running = entry.running = asyncio.ensure_future(self._run(entry, topic, seen))
+                entry.running_writes_seen = seen
+            began_with = entry.running_writes_seen
+            body = await asyncio.shield(running)
+            if began_with >= wrote:
+                return body
+
+    async def _run(self, entry: _Entry, topic: str, writes_seen: int) -> bytes:
+        """One computation; the entry holds its answer (and no longer holds it as running) once it is done."""
         # read before computing: a change that lands during the computation makes the next read compute again
         revision = entry.hub.revision(depends(topic))
         build = entry.build
@@ -144,13 +164,30 @@ class Views:
             return build().model_dump_json().encode()
 
         started = time.monotonic()
-        entry.running = future = asyncio.get_running_loop().run_in_executor(VIEW_THREADS, work)
         try:
-            body = await asyncio.shield(future)
+            body = await asyncio.get_running_loop().run_in_executor(VIEW_THREADS, work)
         finally:
             entry.running = None
         entry.computed_at = time.monotonic()
         entry.revision, entry.body, entry.took = revision, body, entry.computed_at - started
+        entry.writes_seen = writes_seen
         self.computed += 1
         self.computed_by_topic[topic] = self.computed_by_topic.get(topic, 0) + 1
         return body
+
+
+def _seen(hub: Hub) -> int:
+    writes = getattr(hub, "writes", None)  # an in-memory hub of tests may keep no write log
+    return writes.seen() if writes is not None else 0
+
+
+async def _writes_seen(hub: Hub) -> int:
+    """Wait (bounded by written.PATIENCE: a write is given up then) until the caches hold every write this hub's
+    server made so far; the number of those writes."""
+    writes = getattr(hub, "writes", None)
+    if writes is None:
+        return 0
+    wrote = writes.seq
+    while writes.seen() < wrote:
+        await asyncio.sleep(WRITE_POLL)
+    return wrote

@@ -30,6 +30,7 @@ from .informer import CacheState, Informer, Resource
 from .permissions import review_all
 from .remote import ReadServiceFeed, ReadServiceSettings, bearer_token
 from .trim import event_age, trim_event, trim_node, trim_pod
+from .written import WriteLog
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +65,11 @@ ALL_PODS = Resource(
     "allpods", "", "v1", "pods", False, trim_pod, "spec.nodeName!=,status.phase!=Succeeded,status.phase!=Failed"
 )
 PROFILE_KEYS = {"hardwareprofiles", "acceleratorprofiles"}
+# (group, plural) -> the namespaced cache of that kind, for the writes the reads after them wait for
+WRITTEN_KEYS: dict[tuple[str, str], str] = {
+    **{(r.group, r.plural): r.key for r in CORE if r.namespaced},
+    **{(g, plural): key for g, kinds in CUSTOM.items() for key, plural, namespaced in kinds if namespaced},
+}
 
 
 class Hub:
@@ -105,6 +111,13 @@ class Hub:
         self._started = threading.Event()  # every informer of the first discovery is running
         self._lock = threading.Lock()
         self._threads: list[threading.Thread] = []
+        self.writes = WriteLog(self.informers.get)  # this server's writes the caches may not have seen yet
+
+    def note_write(self, ref: Any, answer: dict[str, Any] | None, deleted: bool) -> None:
+        """A write through this hub's identity (writes.ClusterWriter's on_written): the reads after it wait for it."""
+        key = WRITTEN_KEYS.get((ref.group, ref.plural))
+        if key is not None:
+            self.writes.record(key, answer, ref.namespace, ref.name, deleted=deleted)
 
     # -- reading -------------------------------------------------------------------------------------------
     def items(self, key: str) -> list[dict[str, Any]]:

@@ -108,6 +108,9 @@ class Informer(CachedObjects):
         self._stop = threading.Event()
         self._resp = None
         self.resource_version: str | None = None
+        # the resourceVersion the cached objects are at: set once they are stored (resource_version is where the
+        # next watch resumes, set first), so a read after this server's write waits for it (written.py)
+        self.applied_version: str | None = None
         self._failures = 0  # in a row, since the last list or watch that opened: the pause grows with them
         self._refusals = 0  # 403 / 404 in a row, since then
         self._listed = False  # listed at least once: a later 403 / 404 may be an API server starting up
@@ -204,6 +207,7 @@ class Informer(CachedObjects):
         self.resource_version = (page.get("metadata") or {}).get("resourceVersion")
         self._listed, self._failures, self._refusals = True, 0, 0
         self._replace(objects)
+        self.applied_version = self.resource_version
         self._set_state(CacheState.synced)
         self.on_change(self.resource.key)
 
@@ -240,6 +244,7 @@ class Informer(CachedObjects):
         if rv:
             self.resource_version = rv
         if kind == "BOOKMARK":
+            self.applied_version = rv or self.applied_version
             return
         key = _key(obj)
         trimmed = None if kind == "DELETED" else self.resource.trim(obj)
@@ -252,6 +257,7 @@ class Informer(CachedObjects):
                 self._objects = self._bounded(self._objects)
             if changed:
                 self.revision += 1
+        self.applied_version = rv or self.applied_version
         # a node's heartbeat, or any update of fields the trim drops, changes no answer: no view is computed
         # again and no browser is told (1,000 nodes beat every few minutes each)
         if changed:

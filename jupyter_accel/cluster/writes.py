@@ -7,7 +7,8 @@ request id (the jobs service resolves a repeat's AlreadyExists to the job of tha
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from typing import Any
 
 from kubernetes.client import ApiClient
@@ -95,13 +96,20 @@ def merge_patch(
         raise WriteError.of(exc) from None
 
 
-def delete(api: ApiClient, ref: Ref, *, propagation: str = "Background", timeout: float = 10.0) -> None:
-    """Delete with dependents (pods, services, the Workload) collected by the garbage collector."""
+def delete(
+    api: ApiClient, ref: Ref, *, propagation: str = "Background", timeout: float = 10.0
+) -> dict[str, Any] | None:
+    """Delete with dependents (pods, services, the Workload) collected by the garbage collector. The answer: the
+    object as deleted (or marked for deletion), None when it was gone already or the server sent a Status."""
     try:
-        rest.request(api, "DELETE", ref.path(), body={"propagationPolicy": propagation}, timeout=timeout, safe=True)
+        answer = rest.request(
+            api, "DELETE", ref.path(), body={"propagationPolicy": propagation}, timeout=timeout, safe=True
+        )
     except ApiException as exc:
         if exc.status != 404:
             raise WriteError.of(exc) from None
+        return None
+    return answer if isinstance(answer, dict) and answer.get("kind") != "Status" else None
 
 
 def list_objects(api: ApiClient, ref: Ref, label_selector: str, *, timeout: float = 10.0) -> list[dict[str, Any]]:
@@ -124,21 +132,37 @@ def get(api: ApiClient, ref: Ref, *, timeout: float = 10.0) -> dict[str, Any] | 
         raise WriteError.of(exc) from None
 
 
+# told of every write that changed something: (what was written, the API server's answer, whether it was a delete)
+OnWritten = Callable[[Ref, "dict[str, Any] | None", bool], None]
+
+
 @dataclass(frozen=True)
 class ClusterWriter:
-    """The write functions bound to one client and timeout: the jobs service's Writer."""
+    """The write functions bound to one client and timeout: the jobs service's Writer. `on_written` (the hub's
+    write log) hears of each write, so the reads that follow it wait for the caches to see it (written.py)."""
 
     api: ApiClient
     timeout: float = 10.0
+    on_written: OnWritten | None = None
 
     def create(self, obj: dict[str, Any], namespace: str, *, dry_run: bool = False) -> dict[str, Any]:
-        return create(self.api, obj, namespace, dry_run=dry_run, timeout=self.timeout)
+        made = create(self.api, obj, namespace, dry_run=dry_run, timeout=self.timeout)
+        if not dry_run:
+            name = (made.get("metadata") or {}).get("name", "")
+            self._written(replace(Ref.of(obj, namespace), name=name), made, False)
+        return made
 
     def merge_patch(self, ref: Ref, patch: dict[str, Any], *, subresource: str | None = None) -> dict[str, Any]:
-        return merge_patch(self.api, ref, patch, subresource=subresource, timeout=self.timeout)
+        patched = merge_patch(self.api, ref, patch, subresource=subresource, timeout=self.timeout)
+        self._written(ref, patched, False)
+        return patched
 
     def delete(self, ref: Ref) -> None:
-        delete(self.api, ref, timeout=self.timeout)
+        self._written(ref, delete(self.api, ref, timeout=self.timeout), True)
+
+    def _written(self, ref: Ref, answer: dict[str, Any] | None, deleted: bool) -> None:
+        if self.on_written is not None:
+            self.on_written(ref, answer, deleted)
 
     def list_objects(self, ref: Ref, label_selector: str) -> list[dict[str, Any]]:
         return list_objects(self.api, ref, label_selector, timeout=self.timeout)

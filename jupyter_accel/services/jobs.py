@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..cluster.trim import trim_generic
 from ..cluster.writes import Ref, WriteError
+from ..cluster.written import caught_up
 from ..domain import labels as L
 from ..domain.builders import Build
 from ..domain.builders.common import with_owner
@@ -154,6 +155,8 @@ class JobsService(JobControl):
         return {"apiVersion": f"{info.group}/{self.hub.version(info.group)}", "kind": info.cr_kind, **obj}
 
     def cached(self, kind: JobKind, name: str) -> dict[str, Any]:
+        """The job as the caches hold it, after they took this server's own writes (blocking)."""
+        caught_up(self.hub)
         info = self._served(kind)
         obj = self.hub.get(info.cache_key, name, self.namespace)
         if obj is None:
@@ -317,6 +320,7 @@ class JobsService(JobControl):
         return self._typed(info, items[0]) if items else None
 
     def _fresh_view(self, obj: dict[str, Any]) -> JobView:
+        caught_up(self.hub)
         return self._view(
             obj, self._positions(), self.hub.items("workloads"), self.hub.items("pods"), self.known_accelerators()
         )
