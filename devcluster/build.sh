@@ -4,7 +4,7 @@
 # One component failing does not stop the others; status/<name>.json says why (read by devcluster/build.py).
 # Usage: build.sh [COMPONENT...]   (default: all, in dependency-free order, largest first)
 set -uo pipefail
-HERE=$(cd "$(dirname "$0")" && pwd); . "$HERE/versions.env"
+HERE=$(cd "$(dirname "$0")" && pwd); . "$HERE/versions.env"; . "$HERE/checks.sh"
 export CGO_ENABLED=0 GOFLAGS=-buildvcs=false
 ROOT=${JA_DEVCLUSTER_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/jupyter-accel/devcluster}
 mkdir -p "$ROOT/status"
@@ -29,12 +29,27 @@ json.dump(rec, open(path, "w"), indent=1)
 PY
 }
 
+attempt() {  # attempt FUNCTION BIN LOG: run a build function; a failure leaves its exit status in the log
+  local rc=0
+  ( "$1" "$2" ) >>"$3" 2>&1 || rc=$?
+  [ "$rc" -eq 0 ] || echo "build step $1 failed with exit status $rc (the lines above say where)" >>"$3"
+  return "$rc"
+}
+
 build() {  # build NAME VERSION DEST FUNCTION — FUNCTION gets the output bin dir as $1
   local n=$1 v=$2 dest=$3 fn=$4 log="$ROOT/status/$1.log" t0=$SECONDS
   if [ -f "$dest/.complete" ]; then echo "cached  $n $v"; status "$n" ok "$v" "$dest"; return 0; fi
   local tmp="$dest.partial.$$"; rm -rf "$tmp"; mkdir -p "$tmp/bin"
   echo "build   $n $v  (log: $log)"
-  if ( "$fn" "$tmp/bin" ) >"$log" 2>&1; then
+  : >"$log"
+  local ok=0
+  if attempt "$fn" "$tmp/bin" "$log"; then ok=1
+  elif transient "$log"; then  # a module download that failed on the network: once more
+    echo "retrying $n once: a module download failed on the network" | tee -a "$log"
+    rm -rf "$tmp"; mkdir -p "$tmp/bin"
+    attempt "$fn" "$tmp/bin" "$log" && ok=1
+  fi
+  if [ "$ok" = 1 ]; then
     echo "$((SECONDS - t0))" > "$tmp/build-seconds"; touch "$tmp/.complete"
     rm -rf "$dest"; mv "$tmp" "$dest"; status "$n" ok "$v" "$dest"
     echo "done    $n in $((SECONDS - t0)) s"
@@ -55,16 +70,16 @@ k8s_ldflags() {  # stamp the version: without it Kueue cannot parse the server v
 b_apiserver() {
   cd "$HERE/k8s" && go build -trimpath -ldflags "$(k8s_ldflags)" -o "$1/" \
     k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kubectl &&
-  "$1/kube-apiserver" --version | grep -qx "Kubernetes v$K8S_VERSION"
+  prints -x "Kubernetes v$K8S_VERSION" "$1/kube-apiserver" --version
 }
 b_controlplane() {
   cd "$HERE/k8s" && go build -trimpath -ldflags "$(k8s_ldflags)" -o "$1/" \
     k8s.io/kubernetes/cmd/kube-controller-manager k8s.io/kubernetes/cmd/kube-scheduler &&
-  "$1/kube-scheduler" --version | grep -qx "Kubernetes v$K8S_VERSION"
+  prints -x "Kubernetes v$K8S_VERSION" "$1/kube-scheduler" --version
 }
 b_etcd() {
   cd "$HERE/etcd" && go build -trimpath -ldflags "-s -w" -o "$1/etcd" go.etcd.io/etcd/server/v3 &&
-  "$1/etcd" --version | grep -q "etcd Version: $ETCD_VERSION"
+  prints -F "etcd Version: $ETCD_VERSION" "$1/etcd" --version
 }
 wrapped() {  # wrapped DIR PKG OUT — build PKG through a committed wrapper module if one exists
   local dir=$1 pkg=$2 out=$3
@@ -92,7 +107,7 @@ b_trainop() {
 b_kubelet() {  # also the CRI sandbox ("pause") binary, from the same module's build/pause/linux/pause.c
   cd "$HERE/kubelet" && go build -trimpath -ldflags "$(k8s_ldflags)" -o "$1/" \
     k8s.io/kubernetes/cmd/kubelet ./deviceplugin &&
-  "$1/kubelet" --version | grep -qx "Kubernetes v$K8S_VERSION" &&
+  prints -x "Kubernetes v$K8S_VERSION" "$1/kubelet" --version &&
   gcc -Os -static -DVERSION="v3.10-devcluster" -o "$1/pause" \
     "$(go list -m -f '{{.Dir}}' k8s.io/kubernetes)/build/pause/linux/pause.c"
 }

@@ -10,7 +10,7 @@ PACKAGES=(chromium socat iproute2 util-linux gcc libc6-dev pkg-config libseccomp
 
 missing=()
 for pkg in "${PACKAGES[@]}"; do
-  if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
+  if [[ "$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null)" != *"install ok installed"* ]]; then
     missing+=("$pkg")
   fi
 done

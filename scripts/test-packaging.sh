@@ -37,8 +37,9 @@ CACHE=${JA_LAB_VENV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/jupyter-accel/lab-ven
 mkdir -p "$CACHE"
 PYVER=$(python3 -c 'import sys; print(f"{sys.version_info[0]}.{sys.version_info[1]}")')
 newest_lab() {  # the newest JupyterLab 4.x release on the package index (pip's own client)
-  pip index versions jupyterlab 2>/dev/null | sed -n 's/^Available versions: //p' | tr ',' '\n' | tr -d ' ' \
-    | grep -E '^4\.[0-9]+\.[0-9]+$' | head -1
+  local all  # read whole, then pick: `| head -1` would end the writer by SIGPIPE, which pipefail reports
+  all=$(pip index versions jupyterlab 2>/dev/null | sed -n 's/^Available versions: //p' | tr ',' '\n' | tr -d ' ')
+  grep -E '^4\.[0-9]+\.[0-9]+$' <<<"$all" | sed -n 1p
 }
 # a PATH without node proves the wheel needs no Node.js at install or run time
 clean_path=$(echo "$PATH" | tr ':' '\n' | grep -v -e "$ROOT/.venv" | while read -r d; do [ -x "$d/node" ] || echo "$d"; done | paste -sd:)
