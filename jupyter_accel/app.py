@@ -112,12 +112,16 @@ class AccelApp(ExtensionApp):
 
     def _start_hub(self) -> None:
         from .cluster.hub import Hub
-        from .cluster.remote import ReadServiceSettings
+        from .cluster.remote import ReadServiceSettings, plain_http_refusal
 
         if self.session.api_client is None or self.session.namespace is None:
             return
         cfg = self.accel_config
-        remote = ReadServiceSettings(cfg.read_service_url, cfg.read_service_ca_file) if cfg.read_service_url else None
+        refused = plain_http_refusal(cfg.read_service_url, cfg.read_service_allow_http)
+        if refused:
+            self.log.error("jupyter_accel: %s", refused)
+        usable = cfg.read_service_url and not refused
+        remote = ReadServiceSettings(cfg.read_service_url, cfg.read_service_ca_file) if usable else None
         self.hub = Hub(
             self.session.api_client,
             self.session.namespace,
@@ -126,6 +130,7 @@ class AccelApp(ExtensionApp):
             request_timeout=self.accel_config.request_timeout,
             active=self.is_read,
             read_service=remote,
+            read_service_refused=refused,
         )
         self.hub.start()
 

@@ -109,6 +109,17 @@ class AccelConfig(Configurable):
         "", help="CA bundle that signed the read service's certificate (https); empty: the system's trusted CAs."
     ).tag(config=True)
 
+    read_service_allow_http = Bool(
+        False,
+        help="Send users' tokens to a read_service_url that is plain http:// on a host other than loopback. Off "
+        "(default): such a URL is refused with a logged reason and /info says so; this server watches the cluster "
+        "itself. Default: $JUPYTER_ACCEL_READ_SERVICE_ALLOW_HTTP.",
+    ).tag(config=True)
+
+    @default("read_service_allow_http")
+    def _read_service_allow_http_default(self) -> bool:
+        return _env_bool("JUPYTER_ACCEL_READ_SERVICE_ALLOW_HTTP")
+
     @default("read_service_url")
     def _read_service_url_default(self) -> str:
         value = os.environ.get("JUPYTER_ACCEL_READ_SERVICE_URL", "").strip()
@@ -150,12 +161,7 @@ class AccelConfig(Configurable):
 
     @default("read_only")
     def _read_only_default(self) -> bool:
-        value = os.environ.get("JUPYTER_ACCEL_READ_ONLY", "").strip().lower()
-        if value in ("", "0", "false", "no"):
-            return False
-        if value in ("1", "true", "yes"):
-            return True
-        raise TraitError(f"JUPYTER_ACCEL_READ_ONLY={value!r}: must be true or false")
+        return _env_bool("JUPYTER_ACCEL_READ_ONLY")
 
     @default("request_timeout")
     def _request_timeout_default(self) -> float:
@@ -175,3 +181,13 @@ class AccelConfig(Configurable):
     @default("kubeconfig")
     def _kubeconfig_default(self) -> str:
         return os.environ.get("JUPYTER_ACCEL_KUBECONFIG", "")
+
+
+def _env_bool(name: str) -> bool:
+    """A true / false environment variable (unset: false); anything else is a TraitError naming it."""
+    value = os.environ.get(name, "").strip().lower()
+    if value in ("", "0", "false", "no"):
+        return False
+    if value in ("1", "true", "yes"):
+        return True
+    raise TraitError(f"{name}={value!r}: must be true or false")

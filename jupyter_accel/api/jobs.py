@@ -294,7 +294,7 @@ class RayDashboardHandler(JobsBase):
         safe = dashboard_subpath(subpath)  # refused before anything is looked up
         hub = await self.synced_hub()
         cluster, path = self.accel.jobs_service(hub).dashboard_target(job_kind, name, safe)
-        query = {k: self.get_argument(k) for k in self.request.arguments}
+        query = dashboard_query({k: self.get_argument(k) for k in self.request.arguments})
 
         def fetch() -> tuple[int, str, bytes]:
             try:
@@ -315,6 +315,13 @@ class RayDashboardHandler(JobsBase):
 
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+# Jupyter's own credentials, which a URL may carry (`?token=` from a login link, `_xsrf` of a form): never sent on
+JUPYTER_CREDENTIALS = frozenset({"token", "_xsrf"})
+
+
+def dashboard_query(arguments: dict[str, str]) -> dict[str, str]:
+    """The query to send the Ray head: the browser's, less the arguments that are Jupyter's credentials."""
+    return {k: v for k, v in arguments.items() if k.lower() not in JUPYTER_CREDENTIALS}
 
 
 def dashboard_subpath(subpath: str) -> str:

@@ -89,6 +89,7 @@ class Hub:
         active: Callable[[], bool] = lambda: True,
         only: frozenset[str] | None = None,
         read_service: ReadServiceSettings | None = None,
+        read_service_refused: str | None = None,
     ):
         self.api = api
         self.active = active  # someone reads the answers now (an open panel, a recent request): the polls run
@@ -98,6 +99,7 @@ class Hub:
         self.request_timeout = request_timeout
         self.only = only  # the cache keys to open (the read service opens the cluster-scoped ones); None: all
         self.read_service = read_service
+        self.read_service_refused = read_service_refused  # why a configured read service is not used (remote.py)
         self.remote: ReadServiceFeed | None = None  # set when the read service is used (a bearer token to send it)
         self.discovery = Discovery()
         self.discovery_error: str | None = None
@@ -155,7 +157,7 @@ class Hub:
         from ..domain.presentation import cluster_reads
 
         url = self.read_service.url if self.read_service is not None else None
-        return cluster_reads(url, used=self.remote is not None)
+        return cluster_reads(url, used=self.remote is not None, refused=self.read_service_refused)
 
     def revision(self, keys: tuple[str, ...]) -> tuple[object, ...]:
         """A value that changes whenever any of these caches changes (objects, state, or the informer itself):

@@ -12,6 +12,7 @@ and is tried again with retry.RECONNECT's backoff; `trouble()` says why, for /in
 from __future__ import annotations
 
 import contextlib
+import ipaddress
 import json
 import logging
 import threading
@@ -39,6 +40,26 @@ NOT_VISIBLE = "not visible to your account"
 class ReadServiceSettings:
     url: str
     ca_file: str = ""
+
+
+def plain_http_refusal(url: str, allow_http: bool) -> str | None:
+    """Why this server will not send its users' tokens to the read service at `url`, or None. Plain HTTP would carry
+    each token unencrypted across the pod network; on loopback it never leaves the machine, and an admin may allow it
+    elsewhere explicitly (AccelConfig.read_service_allow_http)."""
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme != "http" or allow_http:
+        return None
+    host = (parts.hostname or "").lower()
+    with contextlib.suppress(ValueError):  # a name, not an address
+        if ipaddress.ip_address(host).is_loopback:
+            return None
+    if host == "localhost":
+        return None
+    return (
+        f"The read service URL {url} is plain HTTP, which would send every user's token unencrypted; this server "
+        "watches the cluster itself instead. Use https://, or allow plain HTTP explicitly with "
+        "c.AccelConfig.read_service_allow_http = True (JUPYTER_ACCEL_READ_SERVICE_ALLOW_HTTP=true)."
+    )
 
 
 def bearer_token(api: Any) -> str | None:

@@ -153,9 +153,11 @@ def connection_look(state: ConnectionState) -> tuple[str, Tone]:
 CLUSTER_READS = "nodes, accelerator allocations and Kueue's cluster queues"
 
 
-def cluster_reads(url: str | None, *, used: bool) -> ClusterReads:
+def cluster_reads(url: str | None, *, used: bool, refused: str | None = None) -> ClusterReads:
     """Where cluster-wide reads come from, in words: the read service when one is configured and this identity has a
-    bearer token to send it, else this server's own watches."""
+    bearer token to send it, else this server's own watches (`refused`: why a configured one is not used)."""
+    if refused:
+        return ClusterReads(source=ClusterReadsSource.api_server, message=refused)
     if url and used:
         return ClusterReads(
             source=ClusterReadsSource.read_service,

@@ -1,4 +1,4 @@
-"""`python -m jupyter_accel.readservice [--port 8080] [--address 0.0.0.0] [--kubeconfig PATH]` (see server.py)."""
+"""`python -m jupyter_accel.readservice [--port 8080] [--address 127.0.0.1] [--kubeconfig PATH]` (see server.py)."""
 
 from .server import main
 

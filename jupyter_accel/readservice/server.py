@@ -72,7 +72,11 @@ class Service:
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(prog="python -m jupyter_accel.readservice", description=__doc__.split("\n\n")[0])
     ap.add_argument("--port", type=int, default=8080)
-    ap.add_argument("--address", default="0.0.0.0", help="address to listen on (tests: 127.0.0.1)")
+    ap.add_argument(
+        "--address",
+        default="127.0.0.1",
+        help="address to listen on; default loopback only: in a pod, 0.0.0.0 (and --certfile / --keyfile for HTTPS)",
+    )
     ap.add_argument("--kubeconfig", default="", help="a kubeconfig; default: in-cluster in a pod, else $KUBECONFIG")
     ap.add_argument("--certfile", default="", help="serve HTTPS with this certificate (PEM) ...")
     ap.add_argument("--keyfile", default="", help="... and this key (e.g. an OpenShift serving-cert Secret)")

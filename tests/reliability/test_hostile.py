@@ -19,7 +19,7 @@ from reliability_report import note
 from devcluster.jupyter_server import JupyterProcess
 from devcluster.manifests import LIVE_LOG_JOB
 from jupyter_accel.api.base import MAX_STREAMS_PER_USER
-from jupyter_accel.api.jobs import dashboard_subpath
+from jupyter_accel.api.jobs import dashboard_query, dashboard_subpath
 from jupyter_accel.domain.builders.script import MAX_SCRIPT_BYTES
 
 
@@ -73,6 +73,11 @@ def bare_server(tmp_path_factory):
 )
 def test_dashboard_subpath_keeps_paths_inside_the_dashboard(subpath, safe):
     assert dashboard_subpath(subpath) == safe
+
+
+def test_the_dashboard_proxy_forwards_no_jupyter_credentials():
+    browser = {"token": "jupyter-token", "_xsrf": "2|abc", "Token": "x", "limit": "10", "view": "summary"}
+    assert dashboard_query(browser) == {"limit": "10", "view": "summary"}
 
 
 @pytest.mark.parametrize(
