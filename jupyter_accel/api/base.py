@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -218,19 +219,31 @@ class AccelHandler(APIHandler):
                 self.set_header(name, value)
         elif isinstance(exc, web.HTTPError):
             body = models.ErrorResponse(message=exc.log_message or self._reason, reason=exc.reason or self._reason)
-        elif isinstance(exc, urllib3.exceptions.HTTPError | OSError):
-            # a write or log stream that met a vanished API server: a state to show, not an internal error
-            self.set_status(503)
-            first = str(exc).splitlines()[0][:300] if str(exc) else type(exc).__name__
-            body = models.ErrorResponse(
-                message=f"The Kubernetes API server cannot be reached: {first}", reason="Not connected"
-            )
+        elif isinstance(exc, OSError | urllib3.exceptions.HTTPError):
+            status, body = os_error_answer(exc)
+            self.set_status(status)
         else:
             body = models.ErrorResponse(
                 message="The server extension hit an unexpected error; see the server log.", reason="Internal error"
             )
         self.set_header("Content-Type", "application/json")
         self.finish(body.model_dump_json())
+
+
+def os_error_answer(exc: BaseException) -> tuple[int, models.ErrorResponse]:
+    """The answer for an error of the network or the machine, named for its true cause: a write or log stream that
+    met a vanished API server is a 503 to show; a file of this server's own that it could not use is not that."""
+    first = str(exc).splitlines()[0][:300] if str(exc) else type(exc).__name__
+    network = (urllib3.exceptions.HTTPError, ConnectionError, TimeoutError, socket.gaierror, socket.herror)
+    if isinstance(exc, network):
+        return 503, models.ErrorResponse(
+            message=f"The Kubernetes API server cannot be reached: {first}", reason="Not connected"
+        )
+    where = f" ({exc.filename})" if isinstance(exc, OSError) and exc.filename else ""
+    what = exc.strerror if isinstance(exc, OSError) and exc.strerror else first
+    return 500, models.ErrorResponse(
+        message=f"The server extension could not use a file of its own{where}: {what}.", reason="Internal error"
+    )
 
 
 def forwarded_token(header: str, value: str) -> str:
