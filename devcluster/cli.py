@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from .cluster import DEMO_RUN_DIR, STATE_FILE, Cluster, StartError
-from .versions import HERE, built
+from .versions import HERE, built, declared
 
 
 def _run_dir(args) -> Path:
@@ -121,6 +121,15 @@ def cmd_env(args) -> int:
     return 0
 
 
+def cmd_not_run(args) -> int:
+    """What a test or demo run here does not run: every component declared absent (components.toml), or absent
+    here (the real node's parts when not root), with the reason; the tests that need them are deselected."""
+    absent = [d for d in declared().values() if not d.present]
+    for d in absent:
+        print(f"NOT RUN: {d.name}: {d.reason}")
+    return 1 if absent else 0
+
+
 def cmd_build(args) -> int:
     return subprocess.call(["bash", str(HERE / "build.sh"), *args.components])
 
@@ -163,6 +172,9 @@ def main(argv: list[str] | None = None) -> int:
             p.add_argument("--keep", action="store_true", help="keep the run directory (logs)")
     for p in sub.choices.values():
         p.add_argument("--run-dir", help=f"run directory (default $JA_DEVCLUSTER_RUNDIR or {DEMO_RUN_DIR})")
+    sub.add_parser(
+        "not-run", help="print what this machine's runs leave out (absent components, and why); exit 1 if any"
+    )
     build = sub.add_parser("build", help="build the binaries into the cache (wraps devcluster/build.sh)")
     build.add_argument("components", nargs="*")
     reap = sub.add_parser("_reap")
@@ -175,6 +187,7 @@ def main(argv: list[str] | None = None) -> int:
         "status": cmd_status,
         "env": cmd_env,
         "build": cmd_build,
+        "not-run": cmd_not_run,
         "_reap": cmd_reap,
     }[args.cmd]
     return handler(args)

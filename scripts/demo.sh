@@ -21,6 +21,13 @@ fi
 # shellcheck disable=SC1091
 . .venv/bin/activate
 RUN=${JA_DEVCLUSTER_RUNDIR:-$ROOT/.devcluster-demo}
+not_run=""
+if [ -z "$own" ]; then  # what this demo leaves out, said now and again when it ends
+  not_run=$(python -m devcluster not-run || true)
+  [ -z "$not_run" ] || printf 'This demo does not run:\n%s\n' "$not_run" >&2
+fi
+say_not_run() { [ -z "$not_run" ] || printf 'This demo did not run:\n%s\n' "$not_run" >&2; }
+trap say_not_run EXIT
 if [ -n "$own" ]; then
   export KUBECONFIG=$own
   echo "using your cluster: KUBECONFIG=$own" >&2
@@ -32,7 +39,7 @@ elif envs=$(python -m devcluster up --fixed-ports --run-dir "$RUN"); then
     notebook-user) export KUBECONFIG=$KUBECONFIG_NOTEBOOK_USER ;;
     *) echo "JA_DEMO_IDENTITY must be queue-viewer or notebook-user" >&2; exit 2 ;;
   esac
-  trap 'python -m devcluster down --run-dir "$RUN"' EXIT
+  trap 'python -m devcluster down --run-dir "$RUN"; say_not_run' EXIT
 else
   echo "devcluster did not start; JupyterLab runs in the 'not connected' state (logs in $RUN/logs)" >&2
   unset KUBECONFIG

@@ -112,3 +112,11 @@ def test_client_errors_render_without_traceback_too(kernel):
     assert not result.ok
     assert result.error["ename"] == "AccelError"
     assert len(result.error["traceback"]) == 1
+
+
+def test_an_answer_kept_in_a_variable_holds_the_servers_typed_model(kernel):
+    """README: `x = %accel info` displays nothing and keeps the answer; `x.model` is the server's pydantic model."""
+    kernel.run("%load_ext jupyter_accel")
+    result = kernel.run("x = %accel info\nprint(type(x.model).__name__, x.model.connection.state)")
+    assert result.ok, result.error
+    assert result.stream().split() == ["InfoResponse", "not_configured"]
