@@ -28,23 +28,34 @@ def targets(result: dict[str, Any]) -> list[str]:
     def status(names: list[str]) -> str:
         return worst([f"/api/status during {n}" for n in names])
 
+    wall_holds = max(w["holds_over_20ms"] for w in loop.values())
     cpu_holds = max(w["cpu_over_20ms"] for w in loop.values())
     longest = max(loop.values(), key=lambda w: w["hold_max_ms"])
     push, rss = result["push"], result["rss_mib"]
     mark = {True: "met", False: "NOT met"}
+
+    def under_50(names: list[str]) -> str:
+        return mark[max(rows[n]["p99_ms"] for n in names) < 50]
+
+    # each target is scored on the definition the issue gives: every client (paced and back to back, each scored
+    # under its own name), and the loop's hold in wall time, which is what a user waits for (CPU time beside it)
     return [
         "| issue #15 target | measured in this run | |",
         "|---|---|---|",
-        f"| p99 of every read endpoint, {result['clients']} clients, < 50 ms | paced: worst {worst(paced)}; back to "
-        f"back: worst {worst(b2b)} | {mark[max(rows[n]['p99_ms'] for n in paced) < 50]} paced |",
-        f"| p99 of GET /api/status during that load < 50 ms | paced: worst {status(paced)}; back to back: worst "
-        f"{status(b2b)} | {mark[max(rows['/api/status during ' + n]['p99_ms'] for n in paced) < 50]} paced |",
+        f"| p99 of every read endpoint, {result['clients']} paced clients, < 50 ms | worst {worst(paced)} | "
+        f"{under_50(paced)} |",
+        f"| p99 of every read endpoint, {result['clients']} back-to-back clients, < 50 ms | worst {worst(b2b)} | "
+        f"{under_50(b2b)} |",
+        f"| p99 of GET /api/status during the paced load < 50 ms | worst {status(paced)} | "
+        f"{under_50(['/api/status during ' + n for n in paced])} |",
+        f"| p99 of GET /api/status during the back-to-back load < 50 ms | worst {status(b2b)} | "
+        f"{under_50(['/api/status during ' + n for n in b2b])} |",
         f"| ... during a burst of {result.get('burst', 'the')} pod changes < 50 ms | "
         + "; ".join(f"{n.split(', ', 1)[-1]}: p99 {rows[n]['p99_ms']} ms" for n in burst)
         + f" | {mark[all(rows[n]['p99_ms'] < 50 for n in burst)]} |",
-        f"| no handler holds the event loop > 20 ms | callbacks with > 20 ms of CPU: at most {cpu_holds} a window; "
-        f"longest callback {longest['hold_max_ms']} ms wall, {longest['hold_max_cpu_ms']} ms CPU | "
-        f"{mark[cpu_holds == 0]} |",
+        f"| no handler holds the event loop > 20 ms (wall time) | callbacks over 20 ms of wall time: at most "
+        f"{wall_holds} a window; longest {longest['hold_max_ms']} ms wall ({longest['hold_max_cpu_ms']} ms CPU; "
+        f"over 20 ms of CPU: at most {cpu_holds} a window) | {mark[wall_holds == 0 and longest['hold_max_ms'] <= 20]} |",
         f"| vs the list-per-request baseline >= 100x at p99 | {result['ratio_p99']}x (p50 {result['ratio_p50']}x) | "
         f"{mark[result['ratio_p99'] >= 100]} |",
         f"| API-server requests caused by refreshes: zero | {result['apiserver_reads']['caused_by_refreshes']} | "
