@@ -14,14 +14,14 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from kubernetes.client import ApiClient
 from kubernetes.client.exceptions import ApiException
 
 from ..domain.kinds import KINDS
-from ..models import ClusterReads, Degraded, Permission
+from ..models import ClusterReads, Degraded, JobKind, Permission
 from ..readservice.keys import REPLACED_CACHES
 from . import gcfreeze, rest, retry
 from .discovery import Discovery, discover
@@ -141,6 +141,10 @@ class Hub:
     def version(self, group: str) -> str | None:
         return self.discovery.version(group)
 
+    def build_options(self, kind: JobKind) -> Mapping[str, Any]:
+        """What the kind's spec learnt from the cluster's copy of its API (KindSpec.build_options); {}: not known."""
+        return self.discovery.build_options(kind)
+
     def degraded(self) -> Degraded | None:
         """The API server slow, throttling or failing, or watches reconnecting: the sentence /info shows."""
         reconnecting = sorted(
@@ -202,7 +206,7 @@ class Hub:
         failures = 0
         while not self._stop.is_set():
             try:
-                discovery = discover(self.api, self.request_timeout)
+                discovery = self._discover()
                 permissions = review_all(self.api, self.namespace, self.request_timeout)
                 # published together: a reader never sees the APIs without the permissions that go with them
                 self.discovery, self.permissions, self.discovery_error = discovery, permissions, None
@@ -231,6 +235,10 @@ class Hub:
             t = threading.Thread(target=target, name=f"accel-{target.__name__}", daemon=True)
             t.start()
             self._threads.append(t)
+
+    def _discover(self) -> Discovery:
+        # a read service's hub (`only`) builds no jobs: it skips the kinds' OpenAPI schemas
+        return discover(self.api, self.request_timeout, self.discovery, build_options=self.only is None)
 
     def _wanted(self) -> list[Resource]:
         wanted = list(CORE)
@@ -277,7 +285,7 @@ class Hub:
                 continue
             last = time.monotonic()
             try:
-                discovery = discover(self.api, self.request_timeout)
+                discovery = self._discover()
                 permissions = review_all(self.api, self.namespace, self.request_timeout)
                 if (discovery, permissions) != (self.discovery, self.permissions):
                     self.discovery, self.permissions = discovery, permissions

@@ -90,6 +90,7 @@ def prepare(hub: Caches, registry: AcceleratorRegistry, settings: JobSettings, r
         profile=profile_dict,
         name_suffix=secrets.token_hex(3)[:5],
         max_run_seconds=default_max_run or None,
+        kind_options=hub.build_options(request.kind),  # what the kind's spec read off the served API
     )
     try:
         return build(request, ctx)

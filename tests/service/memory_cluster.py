@@ -19,6 +19,7 @@ class MemoryHub:
     caches: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     unreadable: set[str] = field(default_factory=set)
     pending: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    options: dict[str, dict[str, Any]] = field(default_factory=dict)  # JobKind value -> build options
 
     @property
     def informers(self) -> dict[str, list[dict[str, Any]]]:
@@ -39,6 +40,9 @@ class MemoryHub:
 
     def version(self, group: str) -> str | None:
         return VERSIONS.get(group)
+
+    def build_options(self, kind: Any) -> dict[str, Any]:
+        return self.options.get(kind.value, {})
 
 
 @dataclass

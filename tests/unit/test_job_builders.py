@@ -13,6 +13,7 @@ from jupyter_accel.domain.builders import BuildContext, build_objects, demands, 
 from jupyter_accel.domain.builders.common import worker_resources
 from jupyter_accel.domain.builders.raycluster import ray_start_params
 from jupyter_accel.domain.builders.script import MAX_SCRIPT_BYTES
+from jupyter_accel.domain.kinds.trainjob import SPEC as trainjob_spec
 from jupyter_accel.models import JobRequest
 
 GPU = "nvidia.com/gpu"
@@ -254,6 +255,10 @@ def test_queue_precedence_request_then_profile_then_server():
     assert "kueue.x-k8s.io/queue-name" not in rc["metadata"]["labels"]
 
 
+# what the API server publishes for Trainer 2.1's TrainJob (OpenAPI v3), trimmed to the fields that tell
+TRAINER_2_1_SCHEMA = {"properties": {"spec": {"properties": {"podTemplateOverrides": {}, "trainer": {}}}}}
+
+
 def test_trainjob_placement_and_script_through_the_version_override():
     ctx = replace(CTX, profile=NODE_PROFILE)
     tj, _cm = build(ctx, kind="trainjob", name="tj", hardware_profile="h100", script={"text": "print(1)"})
@@ -275,7 +280,7 @@ def test_trainjob_placement_and_script_through_the_version_override():
     ]
     assert tj["spec"]["trainer"]["command"] == ["torchrun", "/opt/jupyter-accel/script/main.py"]
     old, _ = build(
-        replace(ctx, trainjob_overrides="podTemplateOverrides"),
+        replace(ctx, kind_options=trainjob_spec.build_options(TRAINER_2_1_SCHEMA)),
         kind="trainjob",
         name="tj",
         hardware_profile="h100",

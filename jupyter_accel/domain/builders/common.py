@@ -5,9 +5,9 @@ from __future__ import annotations
 import hashlib
 import shlex
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any, Literal
+from typing import Any
 
 from ...models.jobs import JobRequest, ScriptInterpreter
 from .. import labels as L
@@ -44,7 +44,8 @@ class BuildContext:
     profile: Mapping[str, Any] | None = None
     name_suffix: str = ""  # random suffix for generated names (when the request has no client_request_id)
     training_runtime: str = DEFAULT_TRAINING_RUNTIME
-    trainjob_overrides: Literal["runtimePatches", "podTemplateOverrides"] = "runtimePatches"  # Trainer >=2.2 / 2.1
+    # what the kind's spec decided from the cluster's copy of its API (KindSpec.build_options); {}: its defaults
+    kind_options: Mapping[str, Any] = field(default_factory=dict)
     ray_version: str | None = None  # default: from the image tag
     max_run_seconds: int | None = None  # the server's default maximum run time for this kind; the request's wins
 

@@ -1,7 +1,8 @@
 """Kubeflow Trainer v2 TrainJob (trainer.kubeflow.org/v1alpha1) on a ClusterTrainingRuntime.
 
 Pod-level settings (profile placement, the script volume) go through the version's override field:
-`runtimePatches` (Trainer >= 2.2) or `podTemplateOverrides` (2.1, RHOAI 3.x); the caller detects which.
+`runtimePatches` (Trainer >= 2.2) or `podTemplateOverrides` (2.1, RHOAI 3.x); the kind's spec tells which from the
+served schema (kinds/trainjob.py) through BuildContext.kind_options[POD_OVERRIDES].
 """
 
 from __future__ import annotations
@@ -16,6 +17,9 @@ from .pytorchjob import command, nproc_per_node
 API_VERSION = "trainer.kubeflow.org/v1alpha1"
 NODE_JOB = "node"  # replicated job (and container) of the torch runtimes
 MANAGER = "jupyter-accel.io/launcher"  # our entry in runtimePatches; Kueue writes its own
+POD_OVERRIDES = "pod_overrides"  # the kind_options key naming the field below
+RUNTIME_PATCHES = "runtimePatches"  # Trainer >= 2.2
+POD_TEMPLATE_OVERRIDES = "podTemplateOverrides"  # Trainer 2.1
 
 
 def _pod_override(request: JobRequest, ctx: C.BuildContext, name: str) -> dict[str, Any]:
@@ -47,8 +51,8 @@ def build_trainjob(request: JobRequest, ctx: C.BuildContext) -> dict[str, Any]:
         "trainer": trainer,
     }
     override = _pod_override(request, ctx, name)
-    if override and ctx.trainjob_overrides == "runtimePatches":
-        spec["runtimePatches"] = [
+    if override and ctx.kind_options.get(POD_OVERRIDES, RUNTIME_PATCHES) == RUNTIME_PATCHES:
+        spec[RUNTIME_PATCHES] = [
             {
                 "manager": MANAGER,
                 "trainingRuntimeSpec": {
@@ -63,7 +67,7 @@ def build_trainjob(request: JobRequest, ctx: C.BuildContext) -> dict[str, Any]:
             }
         ]
     elif override:
-        spec["podTemplateOverrides"] = [{"targetJobs": [{"name": NODE_JOB}], "spec": override}]
+        spec[POD_TEMPLATE_OVERRIDES] = [{"targetJobs": [{"name": NODE_JOB}], "spec": override}]
     return {"apiVersion": API_VERSION, "kind": "TrainJob", "metadata": C.metadata(name, request, ctx), "spec": spec}
 
 

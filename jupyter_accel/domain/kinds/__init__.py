@@ -39,6 +39,17 @@ if len(_DEFAULTS) != 1:
 DEFAULT_KIND: JobKind = _DEFAULTS[0].kind  # what a form or magic offers first
 
 
+def _group_versions() -> dict[str, tuple[str, ...]]:
+    table: dict[str, tuple[str, ...]] = {}
+    for s in KINDS:
+        if table.setdefault(s.group, s.versions) != s.versions:  # discovery chooses one version per group
+            raise ImportError(f"job kinds of {s.group} name different versions: {table[s.group]} and {s.versions}")
+    return table
+
+
+GROUP_VERSIONS: dict[str, tuple[str, ...]] = _group_versions()  # the job kinds' API groups, versions preferred first
+
+
 def spec_for(kind: JobKind) -> KindSpec:
     return _BY_KIND[kind]
 
@@ -94,6 +105,7 @@ def log_pod(spec: KindSpec, pods: Sequence[Mapping[str, Any]]) -> str | None:
 
 __all__ = [
     "DEFAULT_KIND",
+    "GROUP_VERSIONS",
     "KINDS",
     "KindSpec",
     "kind_info",

@@ -25,6 +25,7 @@ def running_note(obj: Obj) -> str | None:
 SPEC = KindSpec(
     kind=JobKind.pytorch,
     group="kubeflow.org",
+    versions=("v1",),
     cr_kind="PyTorchJob",
     plural="pytorchjobs",
     label="PyTorchJob",

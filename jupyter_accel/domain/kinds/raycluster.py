@@ -8,6 +8,7 @@ from ..objects import condition, field, has_true, sentence
 from .spec import KindSpec, Labels, Obj
 
 RAY_IMAGE = "rayproject/ray:2.41.0"
+RAY_VERSIONS = ("v1",)  # of ray.io, for RayCluster and RayJob alike
 
 
 def suspended(obj: Obj) -> bool:
@@ -53,6 +54,7 @@ def ray_node_type(labels: Labels) -> str | None:
 SPEC = KindSpec(
     kind=JobKind.ray_cluster,
     group="ray.io",
+    versions=RAY_VERSIONS,
     cr_kind="RayCluster",
     plural="rayclusters",
     label="Ray cluster",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ...models.jobs import JobKind, JobStatus, ScriptInterpreter
 from ..builders import rayjob as builder
 from ..objects import field, sentence
-from .raycluster import RAY_IMAGE, ray_node_type
+from .raycluster import RAY_IMAGE, RAY_VERSIONS, ray_node_type
 from .spec import KindSpec, Labels, Obj, Terminal
 
 
@@ -64,6 +64,7 @@ def running_note(obj: Obj) -> str | None:
 SPEC = KindSpec(
     kind=JobKind.ray_job,
     group="ray.io",
+    versions=RAY_VERSIONS,
     cr_kind="RayJob",
     plural="rayjobs",
     label="Ray job",

@@ -51,7 +51,10 @@ def end_from_conditions(*types: str) -> Callable[[Obj], str | None]:
 @dataclass(frozen=True)
 class KindSpec:
     kind: JobKind
-    group: str  # API group; the version comes from discovery
+    group: str  # API group
+    # the versions of `group` it is built for, preferred first: discovery uses the first the cluster serves
+    # (kinds sharing a group list the same versions)
+    versions: tuple[str, ...]
     cr_kind: str  # Kubernetes kind
     plural: str  # resource name, and the key of its cache
     label: str  # what people call it
@@ -81,6 +84,14 @@ class KindSpec:
     default_image: str | None = None  # None: a request must name its image
     default_max_run_seconds: int | None = None  # None: no time limit
     default: bool = False  # the kind a form or magic offers first (exactly one kind says so)
+    # what its builder needs to know about the cluster's copy of the API, decided from the OpenAPI schema the
+    # cluster serves for the kind (None when it could not be read); the server puts the answer in
+    # BuildContext.kind_options. None: the served version says all it needs
+    build_options: Callable[[Obj | None], Mapping[str, Any]] | None = None
+
+    def __post_init__(self) -> None:
+        if not self.versions:  # discovery would never choose a version: the kind would silently not be served
+            raise ValueError(f"job kind {self.kind.value} names no API versions")
 
     @property
     def cache_key(self) -> str:

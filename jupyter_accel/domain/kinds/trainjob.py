@@ -16,9 +16,19 @@ def running(obj: Obj) -> bool:
     )
 
 
+def build_options(schema: Obj | None) -> dict[str, str]:
+    """Where pod-level settings go on the cluster's Trainer. 2.1 and 2.2+ both serve v1alpha1, so discovery cannot
+    tell; the served TrainJob schema can: 2.1 (RHOAI 3.x) has spec.podTemplateOverrides, 2.2 replaced it with
+    spec.runtimePatches. A schema that shows neither, or none read: the current shape."""
+    served = field(schema, "properties", "spec", "properties") or {}
+    old = builder.POD_TEMPLATE_OVERRIDES in served and builder.RUNTIME_PATCHES not in served
+    return {builder.POD_OVERRIDES: builder.POD_TEMPLATE_OVERRIDES if old else builder.RUNTIME_PATCHES}
+
+
 SPEC = KindSpec(
     kind=JobKind.trainjob,
     group="trainer.kubeflow.org",
+    versions=("v1alpha1",),
     cr_kind="TrainJob",
     plural="trainjobs",
     label="TrainJob",
@@ -37,4 +47,5 @@ SPEC = KindSpec(
     program=("command", "script"),
     min_workers=1,
     default_image=PYTORCH_IMAGE,
+    build_options=build_options,
 )
