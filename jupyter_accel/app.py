@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from jupyter_server.extension.application import ExtensionApp
@@ -18,6 +19,7 @@ from .models import API_PREFIX
 if TYPE_CHECKING:
     from .api.views import Views
     from .cluster.hub import Hub
+    from .cluster.kept_logs import KeptLogStore, LogKeeper
     from .cluster.session import ClusterSession
     from .push import Broadcaster
     from .services.jobs import JobsService
@@ -55,6 +57,10 @@ class AccelApp(ExtensionApp):
         self.last_read = time.monotonic()  # requests set it (api/base.synced_hub)
         self._probe_lock = asyncio.Lock()
         self._identity_lock = asyncio.Lock()
+        self.kept_store: KeptLogStore | None = None  # the jobs' kept logs (cluster/kept_logs.py), per identity
+        self.keeper: LogKeeper | None = None
+        self._followed_all: set[str] = set()  # uids of jobs whose every pod a user followed: kept too
+        self._job_keys: frozenset[str] = frozenset()  # the job kinds' cache keys: a new job wakes the keeper too
         self.settings["jupyter_accel"] = self
 
     def initialize_handlers(self) -> None:
@@ -106,6 +112,8 @@ class AccelApp(ExtensionApp):
         self._stopped = True
         if getattr(self, "idle_watch", None) is not None:
             self.idle_watch.stop()
+        if self.keeper is not None:
+            self.keeper.stop()
         if self.hub is not None:
             hub, self.hub = self.hub, None
             await asyncio.get_running_loop().run_in_executor(None, hub.stop)
@@ -133,6 +141,43 @@ class AccelApp(ExtensionApp):
             read_service_refused=refused,
         )
         self.hub.start()
+        self._start_keeper(self.hub)
+
+    def _start_keeper(self, hub: Hub) -> None:
+        """Keep the logs of this workbench's jobs in its own storage (AccelConfig.kept_logs_*), for this identity."""
+        from .cluster.kept_logs import KeptLogStore, LogKeeper
+        from .domain.kinds import KINDS
+        from .services import job_logs
+
+        cfg = self.accel_config
+        self._job_keys = frozenset(s.cache_key for s in KINDS)
+        if self.keeper is not None:
+            self.keeper.stop()
+        self.keeper, self.kept_store = None, None
+        if cfg.kept_logs_job_bytes <= 0:
+            return
+        self.kept_store = KeptLogStore(
+            Path(cfg.kept_logs_dir), hub.namespace, cfg.kept_logs_job_bytes, cfg.kept_logs_total_bytes
+        )
+        self.keeper = LogKeeper(
+            hub.api,
+            hub.namespace,
+            self.kept_store,
+            tracked=lambda: job_logs.tracked(self.jobs_service(hub), self._followed_all),
+            pod_now=lambda name: hub.get("pods", name, hub.namespace),
+            request_timeout=cfg.request_timeout,
+        )
+        self.keeper.start()
+
+    def follow_all(self, uid: str) -> None:
+        """A user follows every pod of this job: the keeper keeps them from now on (whoever launched it)."""
+        if uid and uid not in self._followed_all and self.keeper is not None:
+            self._followed_all.add(uid)
+            self.keeper.notify()
+
+    def keeping(self, uid: str) -> bool:
+        """The keeper is writing a pod of this job now."""
+        return self.keeper is not None and self.keeper.following(uid)
 
     def is_read(self) -> bool:
         """Someone reads the answers: a push stream is open, or a request came in the last READ_RECENTLY seconds.
@@ -156,7 +201,8 @@ class AccelApp(ExtensionApp):
 
         cfg = self.accel_config
         writer = ClusterWriter(hub.api, cfg.request_timeout, on_written=hub.note_write)
-        return JobsService(hub, writer, self.registry, self.job_settings(), getattr(self, "idle_watch", None))
+        idle = getattr(self, "idle_watch", None)
+        return JobsService(hub, writer, self.registry, self.job_settings(), idle, self.kept_store)
 
     def _idle_round(self) -> None:
         """One round of the idle Ray cluster check (services/idle.py), in its thread: each interactive cluster
@@ -192,6 +238,8 @@ class AccelApp(ExtensionApp):
         return url_path_join(self.serverapp.base_url, API_PREFIX) + "/"
 
     def _notify(self, key: str) -> None:
+        if self.keeper is not None and (key == "pods" or key in self._job_keys):
+            self.keeper.notify()  # a pod started or a job came: the keeper looks (in its own thread)
         if self.broadcaster is not None:
             self.broadcaster.notify_threadsafe(key)
 

@@ -116,6 +116,29 @@ class AccelConfig(Configurable):
         "itself. Default: $JUPYTER_ACCEL_READ_SERVICE_ALLOW_HTTP.",
     ).tag(config=True)
 
+    kept_logs_dir = Unicode(
+        help="Where the server keeps its jobs' logs, so they outlive the pods and server restarts: the workbench's "
+        "own storage. Default: $JUPYTER_ACCEL_KEPT_LOGS_DIR, then <Jupyter data dir>/accel-kept-logs (in a workbench "
+        "the home volume).",
+    ).tag(config=True)
+
+    kept_logs_job_bytes = Int(
+        32 * 2**20,
+        help="Bytes of log kept per job, shared by its pods (each keeps its newest lines; older ones are dropped and "
+        "the log is marked truncated). 0 switches keeping logs off: a job's log is then gone with its pods.",
+    ).tag(config=True)
+
+    kept_logs_total_bytes = Int(
+        1024 * 2**20,
+        help="Bytes of kept logs in all; past it the oldest jobs' logs are deleted first.",
+    ).tag(config=True)
+
+    @default("kept_logs_dir")
+    def _kept_logs_dir_default(self) -> str:
+        from jupyter_core.paths import jupyter_data_dir
+
+        return os.environ.get("JUPYTER_ACCEL_KEPT_LOGS_DIR") or os.path.join(jupyter_data_dir(), "accel-kept-logs")
+
     @default("read_service_allow_http")
     def _read_service_allow_http_default(self) -> bool:
         return _env_bool("JUPYTER_ACCEL_READ_SERVICE_ALLOW_HTTP")

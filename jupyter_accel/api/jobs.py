@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import re
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -180,82 +179,6 @@ class CleanupHandler(JobsBase):
     async def post(self) -> None:
         body = self.parse_body(models.CleanupRequest)
         self.send(await self.blocking((await self.ops()).cleanup, body.older_than_seconds, body.scope, body.dry_run))
-
-
-class JobLogsHandler(JobsBase):
-    path = f"jobs/{KIND}/{NAME}/logs"
-    endpoints = {
-        "get": Endpoint(
-            "Logs of one pod of the job (default: the head / master), streamed; follow keeps the stream open",
-            streaming="text/plain",
-            errors=(400, 403, 404, 429, 502, 503),
-            query={
-                "pod": "pod name (default: first pod)",
-                "container": "container name",
-                "tail": "last N lines (default 1000)",
-                "follow": "true to stream new lines",
-            },
-        )
-    }
-    _track_activity = False
-    MAX_TAIL = 100_000
-
-    @web.authenticated
-    async def get(self, kind: str, name: str) -> None:
-        tail = _int_arg(self.get_argument("tail", "1000"), "tail", 0, self.MAX_TAIL)  # bad input first
-        follow = self.get_argument("follow", "false").lower() in ("1", "true", "yes")
-        if follow:  # a followed log holds a thread and a socket for as long as the client stays
-            self.take_stream_slot("followed log streams")
-        from ..cluster.logs import LogStream
-        from ..cluster.writes import WriteError
-        from ..services.refusals import log_refusal
-
-        hub = await self.synced_hub()
-        ops = self.accel.jobs_service(hub)
-        pod = ops.log_pod(parse_kind(kind), name, self.get_argument("pod", None))
-        container = self.get_argument("container", None)
-        loop = asyncio.get_running_loop()
-        threads = FOLLOW_THREADS if follow else TAIL_THREADS
-        try:
-            stream = await loop.run_in_executor(
-                threads,
-                lambda: LogStream(
-                    hub.api,
-                    ops.namespace,
-                    pod,
-                    container=container,
-                    tail_lines=tail,
-                    follow=follow,
-                    timeout=self.accel.accel_config.request_timeout,
-                ),
-            )
-        except WriteError as exc:
-            raise log_refusal(exc, pod) from None
-        self._stream = stream
-        self.set_header("Content-Type", "text/plain; charset=utf-8")
-        self.set_header("Cache-Control", "no-cache")
-        chunks = stream.chunks()
-        try:
-            while True:
-                chunk = await loop.run_in_executor(threads, next, chunks, None)
-                if chunk is None:
-                    break
-                self.write(chunk)
-                await self.flush()  # hand each chunk on at once: memory stays at one chunk per stream
-        except Exception:
-            pass
-        finally:
-            stream.close()
-        if stream.broken:  # the API server went away: no closing chunk, so the client sees a break, not the log's end
-            self.request.connection.close()
-        with contextlib.suppress(Exception):
-            self.finish()
-
-    def on_connection_close(self) -> None:
-        stream = getattr(self, "_stream", None)
-        if stream is not None:
-            stream.close()
-        super().on_connection_close()
 
 
 class RayDashboardHandler(JobsBase):

@@ -6,13 +6,13 @@ from .accelerators import InventoryHandler, InventoryNodesHandler, ProfilesHandl
 from .base import AccelHandler, NotFoundHandler
 from .identity import TokenHandler
 from .info import InfoHandler
+from .job_logs import JobLogsHandler
 from .jobs import (
     CleanupHandler,
     FitHandler,
     JobActionHandler,
     JobHandler,
     JobLimitHandler,
-    JobLogsHandler,
     JobsHandler,
     RayDashboardHandler,
 )

@@ -30,10 +30,19 @@ class LogStream:
         tail_lines: int | None = None,
         follow: bool = False,
         limit_bytes: int | None = None,
+        timestamps: bool = False,
+        since_time: str | None = None,
         timeout: float = 10.0,
     ):
         path = rest.resource_path("", "v1", "pods", namespace, pod, "log")
-        query = {"container": container, "tailLines": tail_lines, "follow": follow or None, "limitBytes": limit_bytes}
+        query = {
+            "container": container,
+            "tailLines": tail_lines,
+            "follow": follow or None,
+            "limitBytes": limit_bytes,
+            "timestamps": timestamps or None,  # RFC 3339 with nanoseconds before each line: kept_logs.py
+            "sinceTime": since_time,
+        }
         try:
             self._resp = rest.stream(
                 api, path, query=query, accept="*/*", timeout=(timeout, None) if follow else timeout

@@ -177,3 +177,10 @@ def cluster_reads(url: str | None, *, used: bool, refused: str | None = None) ->
         message=f"This server reads the {CLUSTER_READS} that this account may see with its own watches of the "
         "Kubernetes API server.",
     )
+
+
+def kept_log_label(since: str, truncated: bool, *, pods_live: bool) -> str:
+    """The sentence above a log the server kept (api/job_logs.py): since when, whether it lost its oldest lines."""
+    where = "Kept by the server" if pods_live else "The pods are gone; kept by the server"
+    whole = "its oldest lines were dropped to stay within the bound" if truncated else "complete as kept"
+    return f"{where} since {since}; {whole}."

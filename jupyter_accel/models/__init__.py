@@ -67,6 +67,8 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "EventView",
         "HeadResources",
         "JobDetail",
+        "JobLogs",
+        "LogPod",
         "JobRequest",
         "JobScript",
         "JobsResponse",

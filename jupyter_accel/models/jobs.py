@@ -317,12 +317,38 @@ class EventView(Wire):
     last_seen: str | None = None
 
 
+class LogPod(Wire):
+    """One pod's log as the server can give it: from the live pod, and/or the copy it kept."""
+
+    pod: str
+    label: str = Field(description="Short name for line prefixes and pickers, e.g. 'worker-1'.")
+    role: str | None = None
+    live: bool = Field(description="The pod exists now: its log is read through the API server.")
+    kept: bool = Field(description="The server kept a copy of its log (it outlives the pod).")
+    kept_since: str | None = Field(None, description="RFC 3339: when the server began keeping it.")
+    kept_bytes: int = 0
+    truncated: bool = Field(False, description="The kept copy lost its oldest lines to stay within its bound.")
+    complete: bool = Field(False, description="The container ended and every line it wrote is kept.")
+    lost: str | None = Field(None, description="Why no copy could be kept, when none was.")
+
+
+class JobLogs(Wire):
+    """A job's logs: each pod's, live or kept (GET jobs/{kind}/{name}/logs?pod=... or all=true)."""
+
+    pods: list[LogPod] = Field(default_factory=list)
+    kept: bool = Field(description="This server keeps the logs of the jobs launched from this workbench.")
+    sentence: str | None = Field(
+        None, description="When the job has no pods: why (none yet, or ran and were removed, logs kept or not)."
+    )
+
+
 class JobDetail(Wire):
     job: JobView
     events: list[EventView] = Field(default_factory=list)
     dashboard_path: str | None = Field(
         None, description="Absolute path (base URL included) of the Ray dashboard proxy, for Ray kinds."
     )
+    logs: JobLogs | None = Field(None, description="Its pods' logs, live and kept.")
 
 
 class SubmitResponse(Wire):

@@ -325,9 +325,17 @@ class AccelClient:
         tail: int | None = None,
         follow: bool = False,
         container: str | None = None,
+        all_pods: bool = False,
     ) -> LogStream:
-        """The job's log lines (iterate the result). With follow=True it runs until the pod ends or close()."""
-        query = {"pod": pod, "container": container, "tail": tail, "follow": "true" if follow else None}
+        """The job's log lines (iterate the result). With follow=True it runs until the pod ends (every pod: the job)
+        or close(). `all_pods`: every pod's lines, each prefixed with its pod ([worker-1]), interleaved in time."""
+        query = {
+            "pod": pod,
+            "container": container,
+            "tail": tail,
+            "follow": "true" if follow else None,
+            "all": "true" if all_pods else None,
+        }
         conn, response = self._open(
             "GET",
             self._job_path(kind, name, "/logs"),

@@ -118,7 +118,7 @@ def _accel_parser() -> _Parser:
         p.add_argument("--kind", choices=JOB_KINDS, default=None)
     logs.add_argument("--follow", "-f", action="store_true", help="keep printing until the pod ends")
     logs.add_argument("--tail", type=int, default=None, help="only the last N lines")
-    logs.add_argument("--pod", default=None, help="one pod (default: the server's choice, e.g. the head/master)")
+    logs.add_argument("--pod", default=None, help="one pod (default: every pod, each line prefixed with its pod)")
     for verb in ("delete", "suspend", "resume"):
         p = sub.add_parser(verb, help=f"{verb} a job")
         p.add_argument("name")
@@ -277,7 +277,10 @@ class AccelMagics(Magics):
 def _print_logs(
     c: AccelClient, kind: str, name: str, *, pod: str | None = None, tail: int | None = None, follow: bool = False
 ) -> None:
-    stream = c.logs(kind, name, pod=pod, tail=tail, follow=follow)
+    """One pod's log, or every pod's interleaved with a prefix each (the default); a kept copy says so first."""
+    stream = c.logs(kind, name, pod=pod, tail=tail, follow=follow, all_pods=pod is None)
+    if (label := stream.label()) is not None:
+        print(label)
     try:
         for line in stream:
             print(line, flush=follow)
@@ -287,16 +290,21 @@ def _print_logs(
         stream.close()
 
 
+FINAL_LINES_S = 10.0  # after the job ended, how long a kept stream may take to deliver its last lines
+
+
 def _follow_until_done(c: AccelClient, kind: str, name: str, poll: float, deadline: float | None) -> None:
     """Print the followed log until the job ends. A watcher closes the stream at the end: a log stream need not
     end with the job (the followed pod may outlive it, or a simulated kubelet keeps it open)."""
-    stream = c.logs(kind, name, follow=True)
+    stream = c.logs(kind, name, follow=True, all_pods=True)  # every rank's lines, each with its pod's prefix
     stop = threading.Event()
 
     def watch() -> None:
         while not stop.wait(poll):
             try:
                 if c.job(kind, name).job.display.finished:
+                    # a kept stream ends by itself once the last lines are in; a live one may not (give it a moment)
+                    stop.wait(FINAL_LINES_S if stream.source == "kept" else 0)
                     break
             except AccelError:
                 break

@@ -65,7 +65,18 @@ class EventStream(_Stream):
 
 
 class LogStream(_Stream):
-    """Lines of a job's log; iterate it, close() to stop following."""
+    """Lines of a job's log; iterate it, close() to stop following. `source` is where the server read it ('live'
+    from the pods, 'kept': its copy, the pods being gone or every pod asked for); `label()` is its sentence."""
+
+    @property
+    def source(self) -> str:
+        return self._response.getheader("X-Accel-Log-Source") or "live"
+
+    def label(self) -> str | None:
+        """The server's sentence above a kept log (since when, whether truncated); None for a live one."""
+        if self.source != "kept":
+            return None
+        return self._response.getheader("X-Accel-Log-Label") or "Kept by the server."
 
     def __iter__(self) -> Iterator[str]:
         return self.lines()

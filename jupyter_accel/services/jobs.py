@@ -19,7 +19,7 @@ from ..domain.builders import Build
 from ..domain.builders.common import with_owner
 from ..domain.eta import parse_time
 from ..domain.job_status import PodsByLabel, derive_status, job_view, select_pods
-from ..domain.kinds import KINDS, KindSpec, log_pod, spec_for
+from ..domain.kinds import KINDS, KindSpec, spec_by_cr_kind, spec_for
 from ..domain.presentation import FINISHED
 from ..domain.workloads import WorkloadsByJob, positions_from_summaries
 from ..models import (
@@ -34,7 +34,7 @@ from ..models import (
     SubmitResponse,
     Visibility,
 )
-from . import launch
+from . import job_logs, launch
 from .errors import Invalid, NotFound, ReadOnly
 from .estimates import EtaIndex, queued_ahead, start_estimate
 from .job_control import JobControl
@@ -43,6 +43,7 @@ from .reads import workload_reading
 from .refusals import refusal
 
 if TYPE_CHECKING:
+    from ..cluster.kept_logs import KeptLogStore
     from ..domain.accelerators import AcceleratorRegistry
     from .idle import IdleWatch
 
@@ -55,8 +56,10 @@ class JobsService(JobControl):
         registry: AcceleratorRegistry,
         settings: JobSettings,
         idle: IdleWatch | None = None,
+        kept_logs: KeptLogStore | None = None,
     ):
         self.hub = hub
+        self.kept_logs = kept_logs  # the server's copies of its jobs' logs (cluster/kept_logs.py); None: not kept
         self.writer = writer
         self.registry = registry
         self.settings = settings
@@ -195,25 +198,29 @@ class JobsService(JobControl):
         events.sort(key=lambda e: e.last_seen or "")
         has_dashboard = spec_for(kind).ray_cluster is not None
         dashboard = f"{self.settings.api_base}jobs/{kind.value}/{name}/dashboard/" if has_dashboard else None
-        return JobDetail(job=view, events=events, dashboard_path=dashboard)
+        logs = job_logs.summary(self, self.kept_logs, obj, pods)
+        return JobDetail(job=view, events=events, dashboard_path=dashboard, logs=logs)
 
-    def log_pod(self, kind: JobKind, name: str, pod: str | None = None) -> str:
-        """The pod whose log to read: `pod` when it is one of the job's, else the one holding the job's output."""
-        job = self.cached(kind, name)
-        pods = select_pods(job, self.hub.items("pods"))
-        if pod is None:
-            pod = log_pod(spec_for(kind), pods)
-        if pod is None:
-            if job.get("status") and derive_status(job, None, [])[0] in FINISHED:
-                raise NotFound(
-                    f"{name} has ended and has no pods any more (its operator removed them), so its log is gone; "
-                    "follow a job's log while it runs to keep it.",
-                    reason="No pods",
-                )
-            raise NotFound(f"{name} has no pods yet, so there are no logs.", reason="No pods")
-        if pod not in {p["metadata"]["name"] for p in pods}:
-            raise Invalid(f"pod: {pod!r} is not a pod of {name}", field="pod")
-        return pod
+    def kind_of(self, obj: dict[str, Any]) -> str:
+        """The JobKind value of a typed job object."""
+        spec = spec_by_cr_kind(str(obj.get("kind", "")))
+        if spec is None:
+            raise Invalid(f"kind: {obj.get('kind')!r} is not a job kind", field="kind")
+        return spec.kind.value
+
+    def ended(self, obj: dict[str, Any]) -> bool:
+        """The job finished (succeeded or failed), from the CR alone."""
+        return bool(obj.get("status")) and derive_status(obj, None, [])[0] in FINISHED
+
+    def own_jobs(self, also: set[str] | None = None) -> list[dict[str, Any]]:
+        """This workbench's jobs (what scope `mine` lists) and the jobs of the uids in `also`, typed."""
+        workbench, out, also = self.settings.workbench_label, [], also or set()
+        for kind in self.served_kinds():
+            info = spec_for(kind)
+            for obj in self.hub.items(info.cache_key):
+                if _mine(obj, workbench) or (obj.get("metadata") or {}).get("uid") in also:
+                    out.append(self._typed(info, obj))
+        return out
 
     def dashboard_target(self, kind: JobKind, name: str, subpath: str) -> tuple[str, str]:
         """(the RayCluster, the API server path of its head's dashboard + `subpath`), for the service proxy.

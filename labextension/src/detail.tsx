@@ -256,7 +256,9 @@ export function JobDetailView(props: {
       <section aria-label="Pods" className="jp-accel-section">
         <h3 className="jp-accel-section-title">Pods</h3>
         {(job.pods ?? []).length === 0 ? (
-          <p className="jp-accel-muted">No pods yet.</p>
+          <p className="jp-accel-muted">
+            {detail.logs?.sentence ?? 'No pods yet.'}
+          </p>
         ) : (
           <table className="jp-accel-table">
             <thead>
@@ -313,8 +315,9 @@ export function JobDetailView(props: {
       <LogsView
         settings={props.settings}
         jobRef={jobRef}
-        pods={(job.pods ?? []).map(p => p.name)}
+        pods={detail.logs?.pods ?? []}
         live={!job.display.finished}
+        empty={detail.logs?.sentence ?? 'No pods yet, so no logs.'}
       />
     </div>
   );

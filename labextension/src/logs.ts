@@ -47,6 +47,7 @@ export class LogBuffer {
 export interface ILogOptions {
   tail: number;
   follow: boolean;
+  /** One pod; without it, every pod's lines, each prefixed with its pod. */
   pod?: string;
 }
 
@@ -62,6 +63,8 @@ export function logsPath(
   });
   if (options.pod) {
     query.set('pod', options.pod);
+  } else {
+    query.set('all', 'true');
   }
   return `${jobPath(kind, name)}/logs?${query.toString()}`;
 }
@@ -76,13 +79,16 @@ export async function streamLogs(
   name: string,
   options: ILogOptions,
   signal: AbortSignal,
-  onChunk: (text: string) => void
+  onChunk: (text: string) => void,
+  onLabel?: (label: string | null) => void
 ): Promise<void> {
   const response = await openStream(
     logsPath(kind, name, options),
     settings,
     signal
   );
+  // the server's sentence above a log it kept (the pods gone, or every pod); none for a live pod's
+  onLabel?.(response.headers.get('X-Accel-Log-Label'));
   const reader = response.body?.getReader();
   if (!reader) {
     onChunk(await response.text());

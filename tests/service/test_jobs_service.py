@@ -9,10 +9,11 @@ import pytest
 from memory_cluster import MemoryHub, MemoryWriter
 
 from jupyter_accel.api.base import http_error
+from jupyter_accel.cluster.kept_logs import KeptLogStore
 from jupyter_accel.cluster.writes import WriteError
 from jupyter_accel.domain.accelerators import AcceleratorRegistry
 from jupyter_accel.models import JobKind, JobRequest, JobStatus
-from jupyter_accel.services import errors, job_control
+from jupyter_accel.services import errors, job_control, job_logs
 from jupyter_accel.services.jobs import JobSettings, JobsService
 
 IMAGES = {k.value: "runtime:1" for k in JobKind}
@@ -171,14 +172,18 @@ def test_a_refused_workload_patch_is_not_visible_to_your_account():
     assert refused.value.message.startswith("not visible to your account")
 
 
-def test_logs_and_dashboards_say_why_there_is_nothing():
+def test_logs_and_dashboards_say_why_there_is_nothing(tmp_path):
     hub, _writer, service = cluster()
     service.submit(pytorch(name="train-1"))
+
+    def pod_of(plan) -> str:
+        return next(iter(plan.live)) if plan.live else plan.kept[0].pod
+
     with pytest.raises(errors.NotFound, match="has no pods yet"):
-        service.log_pod(JobKind.pytorch, "train-1")
+        job_logs.plan(service, None, JobKind.pytorch, "train-1", None, False)
     hub.caches["pytorchjobs"][0]["status"] = {"conditions": [{"type": "Succeeded", "status": "True"}]}
-    with pytest.raises(errors.NotFound, match="has ended"):
-        service.log_pod(JobKind.pytorch, "train-1")
+    with pytest.raises(errors.NotFound, match="pods were removed by its operator; no log of them was kept"):
+        job_logs.plan(service, None, JobKind.pytorch, "train-1", None, False)
     master = {
         "metadata": {
             "name": "train-1-master-0",
@@ -187,13 +192,37 @@ def test_logs_and_dashboards_say_why_there_is_nothing():
         }
     }
     hub.caches["pods"] = [master]
-    assert service.log_pod(JobKind.pytorch, "train-1") == "train-1-master-0"
+    assert pod_of(job_logs.plan(service, None, JobKind.pytorch, "train-1", None, False)) == "train-1-master-0"
     with pytest.raises(errors.Invalid, match="not a pod of train-1"):
-        service.log_pod(JobKind.pytorch, "train-1", "someone-else")
+        job_logs.plan(service, None, JobKind.pytorch, "train-1", "someone-else", False)
     with pytest.raises(errors.Invalid, match="only ray-cluster and ray-job have a Ray dashboard"):
         service.dashboard_target(JobKind.pytorch, "train-1", "")
     with pytest.raises(errors.NotFound):
         service.detail(JobKind.ray_cluster, "nope")
+
+
+def test_a_job_whose_pods_are_gone_reads_its_kept_logs_and_its_detail_says_so(tmp_path):
+    hub, _writer, service = cluster()
+    store = KeptLogStore(tmp_path, "team-a", job_bytes=1 << 20, total_bytes=1 << 30)
+    service.kept_logs = store
+    service.submit(pytorch(name="train-2"))
+    job = hub.caches["pytorchjobs"][0]
+    job["metadata"]["uid"] = uid = "uid-2"
+    job["status"] = {"conditions": [{"type": "Failed", "status": "True"}]}
+    for pod, line in (("train-2-master-0", "step 1 ok"), ("train-2-worker-0", "rank 1 here")):
+        w = store.writer(uid, pod, "pytorch", 1 << 20)
+        w.write(f"2026-12-06T04:00:00.{len(pod)}00000000Z {line}\n".encode())
+        w.close(complete=True)
+    plan = job_logs.plan(service, store, JobKind.pytorch, "train-2", None, False)
+    assert [k.pod for k in plan.kept] == ["train-2-master-0"] and not plan.live  # the master's: the job's output
+    every = job_logs.plan(service, store, JobKind.pytorch, "train-2", None, True)
+    assert every.all_pods and sorted(k.pod for k in every.kept) == ["train-2-master-0", "train-2-worker-0"]
+    detail = service.detail(JobKind.pytorch, "train-2")
+    assert detail.logs is not None and detail.logs.sentence == "Its 2 pods ran and were removed; their logs were kept."
+    assert [(p.label, p.live, p.kept, p.complete) for p in detail.logs.pods] == [
+        ("master-0", False, True, True),
+        ("worker-0", False, True, True),
+    ]
 
 
 def test_the_dashboard_of_a_ray_cluster_is_its_head_service_proxy():

@@ -21,12 +21,12 @@ describe('LogBuffer', () => {
 });
 
 describe('logsPath', () => {
-  it('escapes the job and passes tail, follow and pod', () => {
+  it('escapes the job and passes tail, follow and one pod or all of them', () => {
     expect(
       logsPath('ray-job', 'a b', { tail: 50, follow: true, pod: 'p-0' })
     ).toBe('jobs/ray-job/a%20b/logs?tail=50&follow=true&pod=p-0');
     expect(logsPath('pytorch', 'x', { tail: 0, follow: false })).toBe(
-      'jobs/pytorch/x/logs?tail=0&follow=false'
+      'jobs/pytorch/x/logs?tail=0&follow=false&all=true'
     );
   });
 });

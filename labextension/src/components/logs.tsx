@@ -1,19 +1,25 @@
 /**
- * The logs part of the job detail tab: a pod's log streamed with tail and
- * follow, one render per 100 ms however fast it comes.
+ * The logs part of the job detail tab: every pod's log interleaved (each
+ * line prefixed with its pod) or one pod's, live or the server's kept copy
+ * once the pods are gone, streamed with tail and follow, one render per
+ * 100 ms however fast it comes.
  */
 import { ServerConnection } from '@jupyterlab/services';
 import * as React from 'react';
 
+import type { LogPod } from '../api';
 import type { IJobRef } from '../detail';
 import { LogBuffer, streamLogs } from '../logs';
 
 export function LogsView(props: {
   settings: ServerConnection.ISettings;
   jobRef: IJobRef;
-  pods: string[];
+  /** The pods with a log, live or kept (JobDetail.logs.pods). */
+  pods: LogPod[];
   /** Whether the job still runs: only then does following make sense. */
   live: boolean;
+  /** What to say when there is no log at all (the server's sentence). */
+  empty: string;
 }): JSX.Element {
   const { settings, jobRef } = props;
   const [pod, setPod] = React.useState('');
@@ -25,6 +31,7 @@ export function LogsView(props: {
     'idle' | 'streaming' | 'ended' | 'error'
   >('idle');
   const [message, setMessage] = React.useState('');
+  const [label, setLabel] = React.useState<string | null>(null);
   const [generation, setGeneration] = React.useState(0);
   const pre = React.useRef<HTMLPreElement>(null);
   const commitTail = (): void => {
@@ -42,6 +49,7 @@ export function LogsView(props: {
     const buffer = new LogBuffer();
     setText('');
     setMessage('');
+    setLabel(null);
     setState('streaming');
     let frame: ReturnType<typeof setTimeout> | null = null;
     const flush = (): void => {
@@ -58,7 +66,8 @@ export function LogsView(props: {
         buffer.append(chunk);
         // Coalesce chunks into one render per 100 ms.
         frame ??= setTimeout(flush, 100);
-      }
+      },
+      setLabel
     )
       .then(() => {
         if (!abort.signal.aborted) {
@@ -103,10 +112,11 @@ export function LogsView(props: {
         <label>
           Pod{' '}
           <select value={pod} onChange={e => setPod(e.target.value)}>
-            <option value="">default (head / master)</option>
+            <option value="">all pods</option>
             {props.pods.map(p => (
-              <option key={p} value={p}>
-                {p}
+              <option key={p.pod} value={p.pod}>
+                {p.label}
+                {p.live ? '' : ' (kept)'}
               </option>
             ))}
           </select>
@@ -157,7 +167,12 @@ export function LogsView(props: {
               : ''}
         </span>
       </div>
-      {!hasPods && <p className="jp-accel-muted">No pods yet, so no logs.</p>}
+      {!hasPods && <p className="jp-accel-muted">{props.empty}</p>}
+      {label && (
+        <p className="jp-accel-muted" aria-label="Log source">
+          {label}
+        </p>
+      )}
       {message && (
         <p className="jp-accel-error" role="alert">
           {message}

@@ -184,7 +184,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Logs of one pod of the job (default: the head / master), streamed; follow keeps the stream open */
+        /** Logs of the job: one pod's (default: the head / master), or every pod's interleaved (all=true), live or from the server's kept copy once the pods are gone (header X-Accel-Log-Source); follow keeps it open */
         get: operations["get_JobLogsHandler"];
         put?: never;
         post?: never;
@@ -955,6 +955,11 @@ export interface components {
             /** Events */
             events?: components["schemas"]["EventView"][];
             job: components["schemas"]["JobView"];
+            /**
+             * @description Its pods' logs, live and kept.
+             * @default null
+             */
+            logs: components["schemas"]["JobLogs"] | null;
         };
         /**
          * JobDisplay
@@ -1090,6 +1095,25 @@ export interface components {
              * @default null
              */
             version: string | null;
+        };
+        /**
+         * JobLogs
+         * @description A job's logs: each pod's, live or kept (GET jobs/{kind}/{name}/logs?pod=... or all=true).
+         */
+        JobLogs: {
+            /**
+             * Kept
+             * @description This server keeps the logs of the jobs launched from this workbench.
+             */
+            kept: boolean;
+            /** Pods */
+            pods?: components["schemas"]["LogPod"][];
+            /**
+             * Sentence
+             * @description When the job has no pods: why (none yet, or ran and were removed, logs kept or not).
+             * @default null
+             */
+            sentence: string | null;
         };
         /**
          * JobRequest
@@ -1392,6 +1416,63 @@ export interface components {
              * @default null
              */
             workload: string | null;
+        };
+        /**
+         * LogPod
+         * @description One pod's log as the server can give it: from the live pod, and/or the copy it kept.
+         */
+        LogPod: {
+            /**
+             * Complete
+             * @description The container ended and every line it wrote is kept.
+             * @default false
+             */
+            complete: boolean;
+            /**
+             * Kept
+             * @description The server kept a copy of its log (it outlives the pod).
+             */
+            kept: boolean;
+            /**
+             * Kept Bytes
+             * @default 0
+             */
+            kept_bytes: number;
+            /**
+             * Kept Since
+             * @description RFC 3339: when the server began keeping it.
+             * @default null
+             */
+            kept_since: string | null;
+            /**
+             * Label
+             * @description Short name for line prefixes and pickers, e.g. 'worker-1'.
+             */
+            label: string;
+            /**
+             * Live
+             * @description The pod exists now: its log is read through the API server.
+             */
+            live: boolean;
+            /**
+             * Lost
+             * @description Why no copy could be kept, when none was.
+             * @default null
+             */
+            lost: string | null;
+            /** Pod */
+            pod: string;
+            /**
+             * Role
+             * @default null
+             */
+            role: string | null;
+            /**
+             * Truncated
+             * @description The kept copy lost its oldest lines to stay within its bound.
+             * @default false
+             */
+            truncated: boolean;
         };
         /** NodeAccelerators */
         NodeAccelerators: {
@@ -3043,6 +3124,8 @@ export interface operations {
     get_JobLogsHandler: {
         parameters: {
             query?: {
+                /** @description true for every pod's lines, each prefixed with its pod ([worker-1]) */
+                all?: string;
                 /** @description container name */
                 container?: string;
                 /** @description true to stream new lines */
