@@ -115,13 +115,18 @@ def estimate_start(
             unlimited = sum(1 for w, _ in holders if deadline(w) is None)
             if unlimited:
                 jobs = f"{unlimited} running job{'s' if unlimited != 1 else ''}"
-                verb = "sets" if unlimited == 1 else "set"
                 return StartEstimate(
-                    None, f"Start time unknown: {jobs} that hold the {resource} it needs {verb} no time limit."
+                    None, f"Start time unknown: the {resource} it needs is held by {jobs} without a time limit."
+                )
+            if ahead:  # even when every running job has stopped, the jobs ahead of it take what they free
+                jobs = "the job ahead of it needs" if len(ahead) == 1 else f"the {len(ahead)} jobs ahead of it need"
+                return StartEstimate(
+                    None, f"Start time unknown: {jobs} the {resource} that the running jobs free first."
                 )
             return StartEstimate(
                 None,
-                f"Start time unknown: the {resource} it needs is held by workloads not visible to your account.",
+                f"Start time unknown: the {resource} it needs is held outside its ClusterQueue (lent to its cohort) "
+                "or by workloads not visible to your account.",
             )
         latest = at if latest is None or at > latest else latest
     if latest is None:

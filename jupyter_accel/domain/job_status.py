@@ -258,6 +258,9 @@ def derive_status(
         return result, _sentence(finished.get("message"))
 
     suspended = spec.suspended(obj)
+    live = [p for p in pods if not _get(p, "metadata", "deletionTimestamp")]
+    not_ready = [p for p in live if is_active_pod(p) and not pod_ready(p)]
+    blocked = next((f"{_get(p, 'metadata', 'name')}: {pod_reason(p)}" for p in not_ready if pod_reason(p)), None)
     if workload is not None:
         if stopped_at_limit(workload):
             return JobStatus.suspended, stopped_sentence(obj, workload)
@@ -265,6 +268,8 @@ def derive_status(
             return JobStatus.suspended, "Stopped: its Kueue Workload is deactivated; resume to queue it again."
         if not _is_true(_cond(workload, "Admitted")):  # waiting for quota, or for admission checks
             return JobStatus.queued, _queue_sentence(workload, reading)[0]
+        if suspended and blocked:  # admitted, and a pod already says why it cannot start: that is the news
+            return JobStatus.starting, _sentence(f"{len(not_ready)} of {len(live)} pods not ready", blocked)
         if suspended:  # admitted; the operator has not caught up yet
             cq = _get(workload, "status", "admission", "clusterQueue")
             return JobStatus.admitted, _sentence(f"Admitted in ClusterQueue {cq}" if cq else "Admitted", "starting it")
@@ -273,9 +278,6 @@ def derive_status(
             return JobStatus.queued, "Waiting for Kueue to create its Workload."
         return JobStatus.suspended, "Suspended."
 
-    live = [p for p in pods if not _get(p, "metadata", "deletionTimestamp")]
-    not_ready = [p for p in live if is_active_pod(p) and not pod_ready(p)]
-    blocked = next((f"{_get(p, 'metadata', 'name')}: {pod_reason(p)}" for p in not_ready if pod_reason(p)), None)
     pods_ready = _is_true(_cond(workload, "PodsReady"))
     cr_running = spec.running(obj)
 

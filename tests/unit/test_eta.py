@@ -61,7 +61,13 @@ def test_unknown_when_the_quota_it_needs_is_held_without_a_limit():
     running = [admitted("a", 4, None), admitted("b", 4, None), admitted("c", 0, 60)]
     r = estimate_start({GPU: Decimal(4)}, cluster_queue=cq(8), admitted=running)
     assert r.at is None
-    assert r.sentence == "Start time unknown: 2 running jobs that hold the nvidia.com/gpu it needs set no time limit."
+    assert (
+        r.sentence == "Start time unknown: the nvidia.com/gpu it needs is held by 2 running jobs without a time limit."
+    )
+    one = estimate_start({GPU: Decimal(8)}, cluster_queue=cq(8), admitted=[admitted("a", 8, None)])
+    assert (
+        one.sentence == "Start time unknown: the nvidia.com/gpu it needs is held by 1 running job without a time limit."
+    )
     # limited ones that free enough are enough, whatever the others do
     mixed = estimate_start(
         {GPU: Decimal(4)}, cluster_queue=cq(8), admitted=[admitted("a", 4, None), admitted("b", 4, 60)]
@@ -74,6 +80,17 @@ def test_unknown_when_the_quota_is_held_by_workloads_out_of_sight():
     assert r.at is None and "not visible to your account" in r.sentence
     hidden_cq = estimate_start({GPU: Decimal(4)}, cluster_queue=None, admitted=[])
     assert hidden_cq.sentence == "Start time unknown: its ClusterQueue is not visible to your account."
+
+
+def test_queued_behind_a_pending_job_says_so_not_that_something_is_out_of_sight():
+    # #27: a server running as cluster admin was told "held by workloads not visible to your account"
+    running = [admitted("a", 4, 120)]
+    r = estimate_start({GPU: Decimal(4)}, cluster_queue=cq(8), admitted=running, ahead=[{GPU: Decimal(8)}])
+    assert r.at is None
+    assert (
+        r.sentence
+        == "Start time unknown: the job ahead of it needs the nvidia.com/gpu that the running jobs free first."
+    )
 
 
 def test_free_quota_means_it_waits_for_something_else():

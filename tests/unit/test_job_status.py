@@ -261,6 +261,16 @@ def test_admitted_while_the_cr_still_reads_suspended():
     assert st is JobStatus.admitted and "gpu-cq" in why
 
 
+def test_admitted_while_the_cr_still_reads_suspended_names_a_pod_that_cannot_start():
+    # the class of #27's lag: any admitted job whose pod already shows why it cannot be placed says so at once
+    pods = [
+        ray_pod("rj-raycluster", "head", "rj-head-abc"),
+        unschedulable("rj-worker-x", {"ray.io/cluster": "rj-raycluster", "ray.io/node-type": "worker"}),
+    ]
+    st, why = status_of(rayjob(jobDeploymentStatus="Suspended"), admitted_wl(), pods)
+    assert st is JobStatus.starting and "rj-worker-x: Unschedulable" in why and "1 of 2 pods not ready" in why
+
+
 def test_admitted_no_pods_yet():
     st, _ = status_of(pytorchjob(cond("Created", reason="PyTorchJobCreated")), admitted_wl())
     assert st is JobStatus.admitted

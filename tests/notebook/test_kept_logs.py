@@ -1,0 +1,99 @@
+"""Logs that survive and show every rank (issue #26), on devcluster's real node, through a real Jupyter server and a
+real kernel: `--wait` prints every rank's lines, each with its pod's prefix; a job that failed within a second shows
+its whole log after its pods are gone, and again after the Jupyter server restarted."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from conftest import Kernel, _connected_server, stop_server
+
+from jupyter_accel.cluster import rest
+from jupyter_accel.notebook import AccelClient
+
+NODE_PARTS = ["kubelet", "containerd", "runc", "cni-plugins", "coredns", "node-image"]
+pytestmark = [pytest.mark.cluster, pytest.mark.devcluster(needs=NODE_PARTS)]
+KINDS = ("ray-cluster", "ray-job", "pytorch", "trainjob")
+
+# every rank prints, then waits a moment, so no pod ends (and is removed) before the others have printed
+RANK_CELL = (
+    "import os, time\n"
+    "rank, world = int(os.environ['RANK']), int(os.environ['WORLD_SIZE'])\n"
+    "print(f'hello from rank {rank} of {world}', flush=True)\n"
+    "time.sleep(4)\n"
+)
+
+
+def real_node_config(devcluster) -> dict:
+    image = devcluster.node_image()
+    assert image, "the real node is declared present but is not running"
+    return {"default_images": dict.fromkeys(KINDS, image), "default_queue": "real-node"}
+
+
+@pytest.fixture(scope="module")
+def node_kernel(real_node_server):
+    k = Kernel(real_node_server.env(), real_node_server.root_dir)
+    k.stdin_answers = []
+    assert k.run("%load_ext jupyter_accel").ok
+    yield k
+    k.shutdown()
+
+
+def test_wait_prints_every_ranks_lines_each_with_its_pod(node_kernel, unique):
+    name = unique("ranks")
+    result = node_kernel.run(
+        f"%%accel_job --kind pytorch --workers 2 --gpus 1 --name {name} --wait --timeout 240\n{RANK_CELL}",
+        timeout=300,
+    )
+    try:
+        assert result.ok, result.error
+        out = result.stream()
+        for rank, pod in ((0, "master-0"), (1, "worker-0"), (2, "worker-1")):
+            assert f"[{pod}] hello from rank {rank} of 3" in out, out
+        one = node_kernel.run(f"%accel logs {name} --pod {name}-worker-1")  # one pod only, no prefix
+        assert one.ok and "hello from rank 2 of 3" in one.stream() and "[worker-1]" not in one.stream()
+    finally:
+        node_kernel.run(f"%accel delete {name}")
+
+
+def test_a_job_that_failed_within_a_second_keeps_its_whole_log_after_its_pods_and_a_restart(
+    devcluster, tmp_path, unique
+):
+    name = unique("quick")
+    admin = devcluster.api_client("admin")
+    server = _connected_server(devcluster, tmp_path, real_node_config(devcluster))
+    try:
+        client = AccelClient(server.url, server.token)
+        script = "print('step 1 ok', flush=True)\nraise SystemExit(5)\n"
+        client.submit(
+            {"kind": "pytorch", "name": name, "script": {"text": script, "interpreter": "python"}, "workers": 0}
+        )
+        deadline = time.monotonic() + 180
+        while str((detail := client.job("pytorch", name)).job.status) != "Failed":
+            assert time.monotonic() < deadline, detail.job
+            time.sleep(0.5)
+        # the operator may keep a failed job's pods: remove them as others do, and wait until the server saw it
+        path = rest.resource_path("", "v1", "pods", "team-a")
+        rest.request(admin, "DELETE", path, query={"labelSelector": f"training.kubeflow.org/job-name={name}"})
+        while (detail := client.job("pytorch", name)).job.pods:
+            assert time.monotonic() < deadline, detail.job.pods
+            time.sleep(0.5)
+        for attempt in ("before", "after a restart"):
+            assert detail.logs is not None and detail.logs.sentence, (attempt, detail.logs)
+            assert "ran and were removed; their logs were kept" in detail.logs.sentence, (attempt, detail.logs)
+            (kept,) = detail.logs.pods
+            assert kept.kept and kept.complete and not kept.live, (attempt, kept)
+            stream = client.logs("pytorch", name)  # the default pod: the master's, from the kept copy
+            lines, label = list(stream), stream.label()
+            assert "step 1 ok" in lines and label and "kept by the server" in label, (attempt, lines, label)
+            every = list(client.logs("pytorch", name, all_pods=True))
+            assert "[master-0] step 1 ok" in every, (attempt, every)
+            if attempt == "before":
+                stop_server(server)
+                server = _connected_server(devcluster, tmp_path, real_node_config(devcluster))
+                client = AccelClient(server.url, server.token)
+                detail = client.job("pytorch", name)
+    finally:
+        AccelClient(server.url, server.token).delete("pytorch", name)
+        stop_server(server)
