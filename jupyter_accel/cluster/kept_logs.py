@@ -218,7 +218,9 @@ class LogKeeper:
     pods; `pod_now(name)` the cached pod. Woken by `notify()` on cache changes, and every RESCAN_S anyway."""
 
     RESCAN_S = 5.0
-    RETRY_S = 1.0  # a follow that ended while the container runs is opened again after this
+    MIN_SCAN_S = 0.5  # while pods churn, at most two scans a second (the scan holds the GIL for its CPU)
+    RETRY_S = 1.0  # a follow that ended while the container runs is opened again after this...
+    MAX_RETRY_S = 30.0  # ...doubling while resumed streams bring nothing new (a simulated node ends every stream)
 
     def __init__(
         self,
@@ -271,6 +273,7 @@ class LogKeeper:
                 self._scan()
             except Exception:  # a cache read or a full disk must not end the keeper
                 log.exception("jupyter_accel: keeping logs failed this round")
+            self._stop.wait(self.MIN_SCAN_S)
 
     def _scan(self) -> None:
         for job in self.tracked():
@@ -297,8 +300,10 @@ class LogKeeper:
     def _follow(self, uid: str, pod: str, container: str, share: int) -> None:
         writer = self.store.writer(uid, pod, container, share)
         lost: str | None = None
+        pause = self.RETRY_S
         try:
             while not self._stop.is_set():
+                kept_before = writer.meta.last_stamp
                 since = writer.meta.last_stamp[:19] + "Z" if writer.meta.last_stamp else None
                 try:
                     stream = LogStream(
@@ -322,7 +327,8 @@ class LogKeeper:
                 self.on_kept(uid)
                 if container_ended(self.pod_now(pod), container) or self._stop.is_set():
                     break
-                self._stop.wait(self.RETRY_S)
+                pause = self.RETRY_S if writer.meta.last_stamp != kept_before else min(pause * 2, self.MAX_RETRY_S)
+                self._stop.wait(pause)
         except OSError as exc:  # the workbench's storage: full, or not writable
             log.warning("jupyter_accel: cannot keep the log of %s: %s", pod, exc)
             lost = f"the server could not write it: {exc.strerror or exc}"
