@@ -85,7 +85,7 @@ class JobControl:
         its limit. Nothing is written when the request is refused."""
         self._writable()
         job = self.cached(kind, name)
-        cached_wl = find_workload_for_job(self.hub.items("workloads"), job)
+        cached_wl = self._workload_of(job)  # one just submitted: Kueue makes its Workload a moment later
         wl = self.writer.get(self._workload_ref(cached_wl)) if cached_wl is not None else None
         try:
             plan = plan_limit(
