@@ -16,13 +16,29 @@ NODE_PARTS = ["kubelet", "containerd", "runc", "cni-plugins", "coredns", "node-i
 pytestmark = [pytest.mark.cluster, pytest.mark.devcluster(needs=NODE_PARTS)]
 KINDS = ("ray-cluster", "ray-job", "pytorch", "trainjob")
 
-# every rank prints, then waits a moment, so no pod ends (and is removed) before the others have printed
-RANK_CELL = (
-    "import os, time\n"
-    "rank, world = int(os.environ['RANK']), int(os.environ['WORLD_SIZE'])\n"
-    "print(f'hello from rank {rank} of {world}', flush=True)\n"
-    "time.sleep(4)\n"
-)
+# every rank prints, then they meet at MASTER_ADDR:MASTER_PORT as torch's rendezvous would: the master (whose success
+# ends the job, and whose operator then removes what still runs) ends only after every worker has printed
+RANK_CELL = """import os, socket, time
+rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
+addr, port = os.environ["MASTER_ADDR"], int(os.environ["MASTER_PORT"])
+print(f"hello from rank {rank} of {world}", flush=True)
+if rank == 0:
+    server = socket.create_server(("", port))
+    server.settimeout(200)
+    for _ in range(world - 1):
+        server.accept()[0].close()
+    time.sleep(2)
+else:
+    deadline = time.monotonic() + 200
+    while True:
+        try:
+            socket.create_connection((addr, port), timeout=5).close()
+            break
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(1)
+"""
 
 
 def real_node_config(devcluster) -> dict:
@@ -43,7 +59,8 @@ def node_kernel(real_node_server):
 def test_wait_prints_every_ranks_lines_each_with_its_pod(node_kernel, unique):
     name = unique("ranks")
     result = node_kernel.run(
-        f"%%accel_job --kind pytorch --workers 2 --gpus 1 --name {name} --wait --timeout 240\n{RANK_CELL}",
+        f"%%accel_job --kind pytorch --workers 2 --gpus 1 --cpu 500m --memory 1Gi --interpreter python "
+        f"--name {name} --wait --timeout 240\n{RANK_CELL}",
         timeout=300,
     )
     try:
@@ -67,7 +84,14 @@ def test_a_job_that_failed_within_a_second_keeps_its_whole_log_after_its_pods_an
         client = AccelClient(server.url, server.token)
         script = "print('step 1 ok', flush=True)\nraise SystemExit(5)\n"
         client.submit(
-            {"kind": "pytorch", "name": name, "script": {"text": script, "interpreter": "python"}, "workers": 1}
+            {
+                "kind": "pytorch",
+                "name": name,
+                "script": {"text": script, "interpreter": "python"},
+                "workers": 1,
+                "cpu": "500m",
+                "memory": "1Gi",
+            }
         )
         deadline = time.monotonic() + 180
         while str((detail := client.job("pytorch", name)).job.status) != "Failed":
