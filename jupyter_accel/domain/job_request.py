@@ -25,6 +25,7 @@ _OPTIONAL = (
     "nproc_per_node",
     "runtime",
     "ttl_seconds_after_finished",
+    "workdir",
 )
 
 

@@ -161,6 +161,14 @@ class JobRequest(Wire):
     )
     command: list[str] | None = Field(None, min_length=1, description="pytorch / trainjob: container command.")
     script: JobScript | None = None
+    workdir: str | None = Field(
+        None,
+        min_length=1,
+        max_length=4096,
+        description="pytorch / trainjob / ray-job: a folder of the Jupyter server's files (absolute, or relative to "
+        "its root) that the program runs in: packed by the server (hidden files, caches, checkpoints and the "
+        "folder's .gitignore / .accelignore rules left out), unpacked at /opt/jupyter-accel/workdir in every pod.",
+    )
     workers: int = Field(
         1,
         ge=0,

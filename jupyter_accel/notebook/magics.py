@@ -8,6 +8,7 @@ magic in a cell renders as HTML in a notebook and as text in a terminal, and `x 
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
 import sys
 import threading
@@ -152,6 +153,11 @@ def _job_parser() -> _Parser:
         default=None,
         help="how the script runs (default: python for Ray, torchrun for PyTorch)",
     )
+    parser.add_argument(
+        "--workdir",
+        default=None,
+        help="a folder (e.g. your project) to run the cell in: the server packs it, the pods unpack it and run there",
+    )
     parser.add_argument("--wait", action="store_true", help="block, streaming the logs until the job ends")
     parser.add_argument("--timeout", type=float, default=None, help="with --wait: give up waiting after SECONDS")
     return parser
@@ -253,7 +259,9 @@ class AccelMagics(Magics):
         if not cell.strip():
             raise UsageError("%%accel_job: the cell is empty; its body is the job's script")
         args.kind = args.kind or self.client.default_kind()
-        request = _request_from(args, script=cell, interpreter=args.interpreter)
+        # the kernel and the server share the workbench's files: an absolute path, which the server checks
+        workdir = os.path.abspath(os.path.expanduser(args.workdir)) if args.workdir else None
+        request = _request_from(args, script=cell, interpreter=args.interpreter, workdir=workdir)
         job = self.client.submit(request).job
         if args.wait:
             wait_for_job(self.client, str(job.kind), job.name, timeout=args.timeout)

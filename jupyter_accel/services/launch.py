@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..domain.builders import Build, build
 from ..domain.builders.common import BuildContext
+from ..domain.builders.script import workdir_limit
 from ..domain.fit import check_fit
 from ..domain.hardware_profiles import apply_profile, list_profiles
 from ..domain.inventory import allocations_from_wire
@@ -17,6 +18,7 @@ from ..domain.job_request import validate_job_request
 from ..domain.kinds import spec_for
 from ..domain.queues import default_queue_name
 from ..models import FieldError, FitResponse, JobRequest
+from . import workdir
 from .errors import Invalid, invalid
 from .ports import Caches, JobSettings
 
@@ -54,8 +56,11 @@ def _profile(
         return None, FieldError(field="hardware_profile", message=str(exc).split(": ", 1)[-1])
 
 
-def prepare(hub: Caches, registry: AcceleratorRegistry, settings: JobSettings, request: JobRequest) -> Build:
-    """Validate and build once; raises Invalid naming every bad field. The caller checks the kind is served."""
+def prepare(
+    hub: Caches, registry: AcceleratorRegistry, settings: JobSettings, request: JobRequest, *, pack: bool = True
+) -> Build:
+    """Validate and build once; raises Invalid naming every bad field. The caller checks the kind is served.
+    `pack`: pack the request's working dir (a fit check, whose verdict does not depend on it, does not)."""
     known = known_accelerators(hub, registry)
     profile_dict = None
     errors: list[FieldError] = []
@@ -81,8 +86,14 @@ def prepare(hub: Caches, registry: AcceleratorRegistry, settings: JobSettings, r
             )
     if errors:
         raise invalid(errors)
+    archive = None
+    if request.workdir:
+        if not settings.files_root:
+            raise Invalid("workdir: this server has no files of its own to send (no root folder)", field="workdir")
+        archive = workdir.pack(settings.files_root, request.workdir, workdir_limit(request)) if pack else b""
     ctx = BuildContext(
         namespace=hub.namespace,
+        workdir_archive=archive,
         image=default_image,
         queue=default_queue_name(queues, settings.default_queue) if queues is not None else None,
         workbench=settings.workbench_prefix,
@@ -104,7 +115,7 @@ def fit(hub: Caches, registry: AcceleratorRegistry, settings: JobSettings, reque
     spec = spec_for(request.kind)
     if spec.program and not any(getattr(request, p) is not None for p in spec.program):
         request = request.model_copy(update={spec.program[0]: NO_OP_PROGRAM[spec.program[0]]})
-    built = prepare(hub, registry, settings, request)
+    built = prepare(hub, registry, settings, request, pack=False)
     lq = hub.get("localqueues", built.queue, hub.namespace) if built.queue else None
     cq_name = ((lq or {}).get("spec") or {}).get("clusterQueue")
     served = "allocations" in hub.informers  # the read service sums the pods

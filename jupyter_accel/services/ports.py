@@ -46,6 +46,7 @@ class JobSettings:
     api_base: str = "/accel/v1/"  # where dashboard paths start
     default_max_run_seconds: Mapping[str, int] = field(default_factory=dict)  # per kind, over the kinds' own
     max_run_seconds_limit: int = 0  # the longest a request may ask for (0: no ceiling)
+    files_root: str | None = None  # the Jupyter server's root folder: a request's working dir must lie in it
 
     def image_for(self, kind: Any) -> str | None:
         """The image a request of `kind` (a JobKind) gets when it names none: the admin's, else the kind's own;

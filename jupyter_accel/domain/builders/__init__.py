@@ -35,7 +35,7 @@ def build(request: JobRequest, ctx: BuildContext) -> Build:
     """
     main = _build(request, ctx)
     objects = [main]
-    if request.script:
+    if request.script or request.workdir:
         objects.append(build_script_configmap(request, ctx, main["metadata"]["name"]))
     return Build(objects, pod_sets(main), effective_queue(request, ctx))
 

@@ -19,6 +19,11 @@ DEFAULT_RAY_JOB_TTL = 600  # keep a finished RayJob's cluster (and its logs) for
 DEFAULT_TRAINING_RUNTIME = "torch-distributed"
 SCRIPT_DIR = "/opt/jupyter-accel/script"
 SCRIPT_VOLUME = "jupyter-accel-script"
+# The working directory (services/workdir.py): packed into the script ConfigMap, unpacked into an emptyDir here in
+# every pod before the program starts there, which then runs in it.
+WORKDIR = "/opt/jupyter-accel/workdir"
+WORKDIR_VOLUME = "jupyter-accel-workdir"
+WORKDIR_ARCHIVE = "workdir.tar.gz"
 # Resources every pod has that are not accelerators (used when the caller passes no accelerator list).
 _NOT_ACCELERATORS = ("cpu", "memory", "ephemeral-storage", "pods", "hugepages-")
 
@@ -47,6 +52,7 @@ class BuildContext:
     # what the kind's spec decided from the cluster's copy of its API (KindSpec.build_options); {}: its defaults
     kind_options: Mapping[str, Any] = field(default_factory=dict)
     ray_version: str | None = None  # default: from the image tag
+    workdir_archive: bytes | None = None  # the request's working dir, packed (services/workdir.py)
     max_run_seconds: int | None = None  # the server's default maximum run time for this kind; the request's wins
 
 
@@ -215,12 +221,54 @@ def script_shell_command(request: JobRequest) -> str:
     return shlex.join(script_command(request))
 
 
+# unpack the working dir, then run the program in it, its modules importable from a script run elsewhere (a cell);
+# `sh -c SCRIPT DIR ARGV...` keeps the program's argv as given
+_UNPACK = (
+    f'mkdir -p "$0" && tar -xzf {SCRIPT_DIR}/{WORKDIR_ARCHIVE} -C "$0" && cd "$0" && '
+    'export PYTHONPATH="$0${PYTHONPATH:+:$PYTHONPATH}" && exec "$@"'
+)
+
+
+def in_workdir(request: JobRequest, argv: list[str]) -> list[str]:
+    """argv, run in the unpacked working dir when the request sends one."""
+    return ["sh", "-c", _UNPACK, WORKDIR, *argv] if request.workdir else argv
+
+
+def shell_in_workdir(request: JobRequest, line: str) -> str:
+    """A shell command line, run in the unpacked working dir when the request sends one (a RayJob entrypoint)."""
+    if not request.workdir:
+        return line
+    unpack = f"mkdir -p {WORKDIR} && tar -xzf {SCRIPT_DIR}/{WORKDIR_ARCHIVE} -C {WORKDIR} && cd {WORKDIR}"
+    return f'{unpack} && export PYTHONPATH="{WORKDIR}${{PYTHONPATH:+:$PYTHONPATH}}" && {line}'
+
+
+def ships_files(request: JobRequest) -> bool:
+    """The job has a ConfigMap of files to mount: a script, a working dir, or both."""
+    return bool(request.script or request.workdir)
+
+
 def script_volume(job: str) -> dict[str, Any]:
     return {"name": SCRIPT_VOLUME, "configMap": {"name": script_configmap_name(job)}}
 
 
 def script_mount() -> dict[str, Any]:
     return {"name": SCRIPT_VOLUME, "mountPath": SCRIPT_DIR, "readOnly": True}
+
+
+def file_volumes(job: str, request: JobRequest) -> list[dict[str, Any]]:
+    """The pod's volumes for the files the request ships."""
+    vols = [script_volume(job)] if ships_files(request) else []
+    if request.workdir:
+        vols.append({"name": WORKDIR_VOLUME, "emptyDir": {}})
+    return vols
+
+
+def file_mounts(request: JobRequest) -> list[dict[str, Any]]:
+    """The container's mounts for the files the request ships."""
+    mounts = [script_mount()] if ships_files(request) else []
+    if request.workdir:
+        mounts.append({"name": WORKDIR_VOLUME, "mountPath": WORKDIR})
+    return mounts
 
 
 def container(
@@ -235,18 +283,18 @@ def container(
         "terminationMessagePolicy": "FallbackToLogsOnError",
     }
     if command:
-        c["command"] = command
+        c["command"] = in_workdir(request, command)
     if request.env:
         c["env"] = env_list(request)
-    if request.script:
-        c["volumeMounts"] = [script_mount()]
+    if mounts := file_mounts(request):
+        c["volumeMounts"] = mounts
     return c
 
 
 def pod_spec(containers: list[dict[str, Any]], name: str, request: JobRequest, **extra: Any) -> dict[str, Any]:
     spec: dict[str, Any] = {"containers": containers, **extra}
-    if request.script:
-        spec["volumes"] = [script_volume(name)]
+    if volumes := file_volumes(name, request):
+        spec["volumes"] = volumes
     return spec
 
 

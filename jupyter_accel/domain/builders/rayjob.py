@@ -17,11 +17,12 @@ SUBMITTER_RESOURCES = {"requests": {"cpu": "500m", "memory": "200Mi"}, "limits":
 
 
 def entrypoint(request: JobRequest) -> str:
+    """The driver's shell command (run on the head), in the unpacked working dir when the request sends one."""
     if request.script:
-        return C.script_shell_command(request)
+        return C.shell_in_workdir(request, C.script_shell_command(request))
     if not request.entrypoint:
         raise ValueError("entrypoint: a ray-job needs an entrypoint or a script")
-    return request.entrypoint
+    return C.shell_in_workdir(request, request.entrypoint)
 
 
 def build_rayjob(request: JobRequest, ctx: C.BuildContext) -> dict[str, Any]:

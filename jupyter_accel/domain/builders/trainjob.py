@@ -24,9 +24,9 @@ POD_TEMPLATE_OVERRIDES = "podTemplateOverrides"  # Trainer 2.1
 
 def _pod_override(request: JobRequest, ctx: C.BuildContext, name: str) -> dict[str, Any]:
     spec = C.apply_placement({}, ctx, request)
-    if request.script:
-        spec["volumes"] = [C.script_volume(name)]
-        spec["containers"] = [{"name": NODE_JOB, "volumeMounts": [C.script_mount()]}]
+    if C.ships_files(request):
+        spec["volumes"] = C.file_volumes(name, request)
+        spec["containers"] = [{"name": NODE_JOB, "volumeMounts": C.file_mounts(request)}]
     return spec
 
 
@@ -35,7 +35,7 @@ def build_trainjob(request: JobRequest, ctx: C.BuildContext) -> dict[str, Any]:
     resources = C.worker_resources(request, ctx)
     trainer: dict[str, Any] = {
         "image": C.image(request, ctx),
-        "command": command(request),
+        "command": C.in_workdir(request, command(request)),
         "numNodes": request.workers,
         "numProcPerNode": nproc_per_node(request, resources, ctx),  # int32 since 2.2; set for Gaudi
         "resourcesPerNode": resources,

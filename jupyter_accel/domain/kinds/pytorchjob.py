@@ -7,7 +7,7 @@ from ..builders import pytorchjob as builder
 from ..objects import condition, field, has_true, sentence
 from .spec import KindSpec, Labels, Obj, terminal_from_conditions
 
-TRAINING_FIELDS = frozenset({"command", "script", "nproc_per_node"})
+TRAINING_FIELDS = frozenset({"command", "script", "nproc_per_node", "workdir"})
 PYTORCH_IMAGE = "pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime"
 
 

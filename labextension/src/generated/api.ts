@@ -1230,6 +1230,12 @@ export interface components {
              */
             ttl_seconds_after_finished: number | null;
             /**
+             * Workdir
+             * @description pytorch / trainjob / ray-job: a folder of the Jupyter server's files (absolute, or relative to its root) that the program runs in: packed by the server (hidden files, caches, checkpoints and the folder's .gitignore / .accelignore rules left out), unpacked at /opt/jupyter-accel/workdir in every pod.
+             * @default null
+             */
+            workdir: string | null;
+            /**
              * Workers
              * @description Ray: worker pods besides the head (0 = head only). pytorch / trainjob: nodes in total (>= 1; for pytorch one is the Master).
              * @default 1

@@ -54,6 +54,10 @@ export const JOB_REQUEST_LIMITS = {
     "minimum": 0,
     "maximum": 2147483647
   },
+  "workdir": {
+    "maxLength": 4096,
+    "minLength": 1
+  },
   "workers": {
     "minimum": 0,
     "maximum": 64
