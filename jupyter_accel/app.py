@@ -232,7 +232,7 @@ class AccelApp(ExtensionApp):
             api_base=self.api_base(),
             default_max_run_seconds=dict(cfg.default_max_run_seconds),
             max_run_seconds_limit=cfg.max_run_seconds_limit,
-            files_root=self.serverapp.root_dir,
+            files_root=self.serverapp.root_dir if self.serverapp is not None else None,
         )
 
     def api_base(self) -> str:
