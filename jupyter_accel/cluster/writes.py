@@ -7,6 +7,7 @@ request id (the jobs service resolves a repeat's AlreadyExists to the job of tha
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
@@ -136,6 +137,22 @@ def get(api: ApiClient, ref: Ref, *, timeout: float = 10.0) -> dict[str, Any] | 
 OnWritten = Callable[[Ref, "dict[str, Any] | None", bool], None]
 
 
+def metadata(api: ApiClient, ref: Ref, *, timeout: float = 10.0) -> dict[str, Any] | None:
+    """The object's metadata only (PartialObjectMetadata: a Secret's values never come back), None when it does
+    not exist."""
+    accept = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1"
+    try:
+        resp = rest.stream(api, ref.path(), accept=accept, timeout=timeout)
+    except ApiException as exc:
+        if exc.status == 404:
+            return None
+        raise WriteError.of(exc) from None
+    try:
+        return json.loads(resp.read() or b"{}")
+    finally:
+        resp.release_conn()
+
+
 @dataclass(frozen=True)
 class ClusterWriter:
     """The write functions bound to one client and timeout: the jobs service's Writer. `on_written` (the hub's
@@ -169,3 +186,6 @@ class ClusterWriter:
 
     def get(self, ref: Ref) -> dict[str, Any] | None:
         return get(self.api, ref, timeout=self.timeout)
+
+    def metadata(self, ref: Ref) -> dict[str, Any] | None:
+        return metadata(self.api, ref, timeout=self.timeout)

@@ -26,6 +26,8 @@ _OPTIONAL = (
     "runtime",
     "ttl_seconds_after_finished",
     "workdir",
+    "volumes",
+    "secrets",
 )
 
 
@@ -34,7 +36,10 @@ def _kinds(specs: Sequence[KindSpec]) -> str:
 
 
 def _given(request: JobRequest, name: str) -> bool:
-    return name in request.model_fields_set if name == "head" else getattr(request, name) is not None
+    if name == "head":
+        return name in request.model_fields_set
+    value = getattr(request, name)
+    return bool(value) if isinstance(value, list) else value is not None
 
 
 def validate_job_request(
@@ -75,6 +80,9 @@ def validate_job_request(
         if request.script.interpreter is ScriptInterpreter.torchrun and spec not in torchrun:
             err("script.interpreter", f"torchrun only for kind {_kinds(torchrun)}")
 
+    for field, message in _mount_errors(request):
+        err(field, message)
+
     if request.accelerators and request.hardware_profile:
         err("accelerators", "give accelerators or hardware_profile, not both")
     if request.accelerators and request.accelerators.resource not in known_accelerators:
@@ -109,3 +117,28 @@ def validate_job_request(
                 "queue / priority_class fields, or another key",
             )
     return errors
+
+
+# where the product mounts its own files (builders/common.py): a user's volume may not shadow them
+RESERVED_MOUNTS = "/opt/jupyter-accel"
+
+
+def _mount_errors(request: JobRequest) -> list[tuple[str, str]]:
+    """Mount paths: normalized absolute paths, each once, none over the product's own; sub-paths inside."""
+    out: list[tuple[str, str]] = []
+    seen: dict[str, str] = {}
+    mounts = [(f"volumes[{i}].mount_path", v.mount_path) for i, v in enumerate(request.volumes)]
+    mounts += [(f"secrets[{i}].mount_path", s.mount_path) for i, s in enumerate(request.secrets) if s.mount_path]
+    for field, path in mounts:
+        parts = path.split("/")
+        if any(p in (".", "..") for p in parts) or "//" in path or path.endswith("/"):
+            out.append((field, f"{path!r}: an absolute path without '.', '..', '//' or a trailing '/'"))
+        elif path == RESERVED_MOUNTS or path.startswith(RESERVED_MOUNTS + "/"):
+            out.append((field, f"{path!r}: {RESERVED_MOUNTS} holds the job's own script and working dir"))
+        elif path in seen:
+            out.append((field, f"{path!r} is already the mount path of {seen[path]}"))
+        seen.setdefault(path, field)
+    for i, v in enumerate(request.volumes):
+        if v.sub_path is not None and (v.sub_path.startswith("/") or ".." in v.sub_path.split("/")):
+            out.append((f"volumes[{i}].sub_path", f"{v.sub_path!r}: a relative path inside the volume, without '..'"))
+    return out

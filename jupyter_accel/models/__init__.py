@@ -69,6 +69,8 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "JobDetail",
         "JobLogs",
         "LogPod",
+        "SecretRequest",
+        "VolumeRequest",
         "JobRequest",
         "JobScript",
         "JobsResponse",

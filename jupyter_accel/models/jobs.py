@@ -144,6 +144,31 @@ class HeadResources(Wire):
     memory: Quantity = "4Gi"
 
 
+class VolumeRequest(Wire):
+    """A PersistentVolumeClaim of the namespace, mounted into every pod of the job (data in, checkpoints out)."""
+
+    claim: ObjectName = Field(description="The claim's name; it must exist in the namespace.")
+    mount_path: str = Field(
+        min_length=2, max_length=1024, pattern=r"^/", description="Absolute path in the containers, e.g. /data."
+    )
+    sub_path: str | None = Field(None, min_length=1, max_length=1024, description="A folder of the volume instead.")
+    read_only: bool = False
+
+
+class SecretRequest(Wire):
+    """A Secret of the namespace (an OpenShift AI connection is one), given to every pod of the job by reference:
+    its values never pass through jupyter-accel."""
+
+    name: ObjectName = Field(description="The Secret's name; it must exist in the namespace.")
+    mount_path: str | None = Field(
+        None,
+        min_length=2,
+        max_length=1024,
+        pattern=r"^/",
+        description="As files (one per key) under this folder; without it, as environment variables (one per key).",
+    )
+
+
 class JobRequest(Wire):
     """What a user asks to launch. Semantic checks: domain/job_request.py validate_job_request()."""
 
@@ -186,6 +211,14 @@ class JobRequest(Wire):
     queue: QueueName | None = Field(None, description="Kueue LocalQueue; default: resolved by the server.")
     priority_class: QueueName | None = Field(None, description="Kueue WorkloadPriorityClass.")
     env: dict[EnvName, str] = Field(default_factory=dict)
+    volumes: list[VolumeRequest] = Field(
+        default_factory=list, max_length=16, description="PVCs of the namespace to mount (pytorch and Ray kinds)."
+    )
+    secrets: list[SecretRequest] = Field(
+        default_factory=list,
+        max_length=16,
+        description="Secrets / connections of the namespace, as environment or files (pytorch and Ray kinds).",
+    )
     runtime_env: dict[str, Any] | None = Field(None, description="ray-job only: Ray runtime_env (pip, env_vars, ...).")
     ttl_seconds_after_finished: int | None = Field(
         None, ge=0, le=2**31 - 1, description="ray-job and pytorch: delete this long after the end."

@@ -25,6 +25,7 @@ from ..domain.workloads import WorkloadsByJob, positions_from_summaries
 from ..models import (
     CleanupResponse,
     EventView,
+    FieldError,
     FitResponse,
     JobDetail,
     JobKind,
@@ -35,7 +36,7 @@ from ..models import (
     Visibility,
 )
 from . import job_logs, launch
-from .errors import Invalid, NotFound, ReadOnly
+from .errors import Invalid, NotFound, ReadOnly, invalid
 from .estimates import EtaIndex, queued_ahead, start_estimate
 from .job_control import JobControl
 from .ports import Caches, JobSettings, Writer
@@ -201,6 +202,26 @@ class JobsService(JobControl):
         logs = job_logs.summary(self, self.kept_logs, obj, pods)
         return JobDetail(job=view, events=events, dashboard_path=dashboard, logs=logs)
 
+    def _check_references(self, request: JobRequest) -> None:
+        """The PVCs and Secrets a request mounts exist in the namespace (a 400 naming each missing one, before
+        anything is created). Only their metadata is read; an account that may not read them is not refused here
+        (the pods then say what is missing)."""
+        wanted = [(f"volumes[{i}].claim", "persistentvolumeclaims", "PersistentVolumeClaim", v.claim)
+                  for i, v in enumerate(request.volumes)]  # fmt: skip
+        wanted += [(f"secrets[{i}].name", "secrets", "Secret", s.name) for i, s in enumerate(request.secrets)]
+        errors = []
+        for field, plural, kind, name in wanted:
+            try:
+                found = self.writer.metadata(Ref("", "v1", plural, self.namespace, name))
+            except WriteError as exc:
+                if exc.status == 403:
+                    continue
+                raise
+            if found is None:
+                errors.append(FieldError(field=field, message=f"no {kind} {name!r} in namespace {self.namespace}"))
+        if errors:
+            raise invalid(errors)
+
     def kind_of(self, obj: dict[str, Any]) -> str:
         """The JobKind value of a typed job object."""
         spec = spec_by_cr_kind(str(obj.get("kind", "")))
@@ -260,6 +281,7 @@ class JobsService(JobControl):
         if self.settings.read_only:
             raise ReadOnly("Launching jobs is switched off on this server (read-only).")
         objects = self.prepare(request).objects
+        self._check_references(request)
         existing = self._by_request_id(request)
         if existing is not None:
             return self._found_again(existing, objects)

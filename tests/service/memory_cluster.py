@@ -100,6 +100,11 @@ class MemoryWriter:
         self.calls.append(("get", ref.plural, ref.name))
         return self.stored.get((ref.plural, ref.name)) or self.hub.get(ref.plural, ref.name, ref.namespace)
 
+    def metadata(self, ref: Ref) -> dict[str, Any] | None:
+        self.calls.append(("metadata", ref.plural, ref.name))
+        obj = self.get(ref)
+        return {"metadata": obj["metadata"]} if obj is not None else None
+
     def list_objects(self, ref: Ref, label_selector: str) -> list[dict[str, Any]]:
         wanted = dict(term.split("=", 1) for term in label_selector.split(","))
         return [

@@ -283,3 +283,21 @@ def test_the_detail_of_a_job_the_caches_have_not_seen_yet_is_read_from_the_api_s
     assert ("get", "pytorchjobs", made.job.name) in writer.calls
     with pytest.raises(errors.NotFound):
         service.detail(JobKind.pytorch, "never-made")
+
+
+def test_a_missing_claim_or_secret_is_refused_naming_each_and_nothing_is_created():
+    hub, writer, service = cluster()
+    hub.caches["persistentvolumeclaims"] = [{"metadata": {"name": "datasets", "namespace": "team-a"}}]
+    request = pytorch(
+        name="data-1",
+        volumes=[{"claim": "datasets", "mount_path": "/data"}, {"claim": "nope", "mount_path": "/ckpt"}],
+        secrets=[{"name": "missing-connection"}],
+    )
+    with pytest.raises(errors.Invalid) as refused:
+        service.submit(request)
+    fields = {e.field: e.message for e in refused.value.errors}
+    assert fields == {
+        "volumes[1].claim": "no PersistentVolumeClaim 'nope' in namespace team-a",
+        "secrets[0].name": "no Secret 'missing-connection' in namespace team-a",
+    }
+    assert not [c for c in writer.calls if c[0].startswith("create")]

@@ -256,19 +256,35 @@ def script_mount() -> dict[str, Any]:
 
 
 def file_volumes(job: str, request: JobRequest) -> list[dict[str, Any]]:
-    """The pod's volumes for the files the request ships."""
+    """The pod's volumes: the files the request ships, its PVCs and its Secrets mounted as files."""
     vols = [script_volume(job)] if ships_files(request) else []
     if request.workdir:
         vols.append({"name": WORKDIR_VOLUME, "emptyDir": {}})
+    for i, v in enumerate(request.volumes):
+        vols.append({"name": f"data-{i}", "persistentVolumeClaim": {"claimName": v.claim, "readOnly": v.read_only}})
+    for i, sec in enumerate(request.secrets):
+        if sec.mount_path:
+            vols.append({"name": f"secret-{i}", "secret": {"secretName": sec.name}})
     return vols
 
 
 def file_mounts(request: JobRequest) -> list[dict[str, Any]]:
-    """The container's mounts for the files the request ships."""
+    """The container's mounts, in the order of file_volumes."""
     mounts = [script_mount()] if ships_files(request) else []
     if request.workdir:
         mounts.append({"name": WORKDIR_VOLUME, "mountPath": WORKDIR})
+    for i, v in enumerate(request.volumes):
+        mount = {"name": f"data-{i}", "mountPath": v.mount_path, "readOnly": v.read_only}
+        mounts.append({**mount, "subPath": v.sub_path} if v.sub_path else mount)
+    for i, sec in enumerate(request.secrets):
+        if sec.mount_path:
+            mounts.append({"name": f"secret-{i}", "mountPath": sec.mount_path, "readOnly": True})
     return mounts
+
+
+def secret_env(request: JobRequest) -> list[dict[str, Any]]:
+    """envFrom for the Secrets given as environment: by reference, so their values never pass through us."""
+    return [{"secretRef": {"name": sec.name}} for sec in request.secrets if not sec.mount_path]
 
 
 def container(
@@ -286,6 +302,8 @@ def container(
         c["command"] = in_workdir(request, command)
     if request.env:
         c["env"] = env_list(request)
+    if env_from := secret_env(request):
+        c["envFrom"] = env_from
     if mounts := file_mounts(request):
         c["volumeMounts"] = mounts
     return c

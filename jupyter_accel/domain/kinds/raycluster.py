@@ -71,7 +71,7 @@ SPEC = KindSpec(
     starting_reason=starting_reason,
     running_note=running_note,
     ray_cluster=lambda obj: field(obj, "metadata", "name"),
-    request_fields=frozenset({"head"}),
+    request_fields=frozenset({"head", "volumes", "secrets"}),
     default_image=RAY_IMAGE,
     # an interactive cluster holds its accelerators until someone stops it
     default_max_run_seconds=8 * 3600,

@@ -81,7 +81,9 @@ SPEC = KindSpec(
     starting_reason=starting_reason,
     running_note=running_note,
     ray_cluster=lambda obj: field(obj, "status", "rayClusterName"),
-    request_fields=frozenset({"head", "entrypoint", "runtime_env", "script", "ttl_seconds_after_finished", "workdir"}),
+    request_fields=frozenset(
+        {"head", "entrypoint", "runtime_env", "script", "ttl_seconds_after_finished", "workdir", "volumes", "secrets"}
+    ),
     interpreter=ScriptInterpreter.python,
     program=("entrypoint", "script"),
     default_image=RAY_IMAGE,

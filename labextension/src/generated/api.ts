@@ -1224,11 +1224,21 @@ export interface components {
             /** @default null */
             script: components["schemas"]["JobScript"] | null;
             /**
+             * Secrets
+             * @description Secrets / connections of the namespace, as environment or files (pytorch and Ray kinds).
+             */
+            secrets?: components["schemas"]["SecretRequest"][];
+            /**
              * Ttl Seconds After Finished
              * @description ray-job and pytorch: delete this long after the end.
              * @default null
              */
             ttl_seconds_after_finished: number | null;
+            /**
+             * Volumes
+             * @description PVCs of the namespace to mount (pytorch and Ray kinds).
+             */
+            volumes?: components["schemas"]["VolumeRequest"][];
             /**
              * Workdir
              * @description pytorch / trainjob / ray-job: a folder of the Jupyter server's files (absolute, or relative to its root) that the program runs in: packed by the server (hidden files, caches, checkpoints and the folder's .gitignore / .accelignore rules left out), unpacked at /opt/jupyter-accel/workdir in every pod.
@@ -2018,6 +2028,24 @@ export interface components {
          * @enum {string}
          */
         ScriptInterpreter: "python" | "torchrun" | "bash";
+        /**
+         * SecretRequest
+         * @description A Secret of the namespace (an OpenShift AI connection is one), given to every pod of the job by reference:
+         *     its values never pass through jupyter-accel.
+         */
+        SecretRequest: {
+            /**
+             * Mount Path
+             * @description As files (one per key) under this folder; without it, as environment variables (one per key).
+             * @default null
+             */
+            mount_path: string | null;
+            /**
+             * Name
+             * @description The Secret's name; it must exist in the namespace.
+             */
+            name: string;
+        };
         /** SubmitResponse */
         SubmitResponse: {
             /**
@@ -2121,6 +2149,33 @@ export interface components {
              * @default true
              */
             visible: boolean;
+        };
+        /**
+         * VolumeRequest
+         * @description A PersistentVolumeClaim of the namespace, mounted into every pod of the job (data in, checkpoints out).
+         */
+        VolumeRequest: {
+            /**
+             * Claim
+             * @description The claim's name; it must exist in the namespace.
+             */
+            claim: string;
+            /**
+             * Mount Path
+             * @description Absolute path in the containers, e.g. /data.
+             */
+            mount_path: string;
+            /**
+             * Read Only
+             * @default false
+             */
+            read_only: boolean;
+            /**
+             * Sub Path
+             * @description A folder of the volume instead.
+             * @default null
+             */
+            sub_path: string | null;
         };
         /** WorkloadCondition */
         WorkloadCondition: {
