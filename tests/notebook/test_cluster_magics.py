@@ -43,7 +43,9 @@ def test_cell_job_with_wait_streams_logs_and_ends(cluster_kernel, cluster_client
         assert result.stream().strip()  # the logs were printed
         logs = cluster_kernel.run(f"%accel logs {name} --tail 2")  # no --kind: found by name
         assert logs.ok, logs.error
-        assert 0 < len(logs.stream().strip().splitlines()) <= 2
+        label, *lines = logs.stream().strip().splitlines()  # the server kept it: its sentence says so first
+        assert label.startswith("Kept by the server since") and 0 < len(lines) <= 2, (label, lines)
+        assert all(line.startswith("[") for line in lines), lines  # every pod's lines, each with its pod
         status = cluster_kernel.run(f"%accel status {name}")
         assert text_of(status).startswith(f"pytorch {name}: Succeeded")
         jobs = cluster_kernel.run("%accel jobs")
