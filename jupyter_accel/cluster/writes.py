@@ -7,6 +7,7 @@ request id (the jobs service resolves a repeat's AlreadyExists to the job of tha
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -147,10 +148,12 @@ def metadata(api: ApiClient, ref: Ref, *, timeout: float = 10.0) -> dict[str, An
         if exc.status == 404:
             return None
         raise WriteError.of(exc) from None
+    raw = getattr(resp, "response", resp)  # the client's wrapper, or the urllib3 response itself
     try:
-        return json.loads(resp.read() or b"{}")
+        return json.loads(raw.read() or b"{}")
     finally:
-        resp.release_conn()
+        with contextlib.suppress(Exception):
+            raw.release_conn()
 
 
 @dataclass(frozen=True)

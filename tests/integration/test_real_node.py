@@ -313,3 +313,66 @@ async def test_the_start_estimate_holds_when_the_jobs_ahead_stop_at_their_limits
     finally:
         for name in names:
             await api.call("DELETE", f"jobs/pytorch/{name}")
+
+
+CONNECTION = """
+import hashlib, os
+key = os.environ["AWS_SECRET_ACCESS_KEY"]
+print("env sha256", hashlib.sha256(key.encode()).hexdigest(), flush=True)
+with open("/etc/connection/AWS_SECRET_ACCESS_KEY") as f:
+    print("file sha256", hashlib.sha256(f.read().encode()).hexdigest(), flush=True)
+"""
+
+
+async def test_a_connections_values_reach_the_job_and_never_an_answer_or_a_log_line(
+    api, admin_api, unique, image, caplog
+):
+    """An OpenShift AI data connection (a Secret with its annotation) given as environment and as files: the job
+    prints the values' hashes; no answer of the server, and no line it logged, holds a value."""
+    import hashlib
+    import secrets as random
+
+    from cluster_api import admin_create, admin_delete
+
+    name, conn = unique("conn"), unique("s3-connection")
+    value = random.token_hex(24)
+    admin_create(
+        admin_api,
+        {
+            "apiVersion": "v1",
+            "kind": "Secret",
+            "metadata": {"name": conn, "annotations": {"opendatahub.io/connection-type": "s3"}},
+            "stringData": {"AWS_SECRET_ACCESS_KEY": value, "AWS_S3_BUCKET": "training-data"},
+        },
+        "team-a",
+    )
+    answers: list[str] = []
+    try:
+        missing = script_job("pytorch", name, image, CONNECTION, secrets=[{"name": f"{conn}-nope"}])
+        code, err = await api.call("POST", "jobs", missing)
+        assert code == 400 and err["field"] == "secrets[0].name", err
+        assert (await api.call("GET", f"jobs/pytorch/{name}"))[0] == 404  # nothing was created
+        request = script_job(
+            "pytorch",
+            name,
+            image,
+            CONNECTION,
+            secrets=[{"name": conn}, {"name": conn, "mount_path": "/etc/connection"}],
+        )
+        code, out = await api.call("POST", "jobs", request)
+        answers.append(str(out))
+        assert code == 201, out
+        body = await api.until("jobs", lambda b: (j := job_of(b, name)) and j["display"]["finished"], timeout=240)
+        answers.append(str(body))
+        assert job_of(body, name)["status"] == "Succeeded", job_of(body, name)
+        answers.append(str(await api.get(f"jobs/pytorch/{name}")))
+        code, logs = await api.call("GET", f"jobs/pytorch/{name}/logs", all="true")
+        answers.append(str(logs))
+        digest = hashlib.sha256(value.encode()).hexdigest()
+        assert f"env sha256 {digest}" in logs and f"file sha256 {digest}" in logs, logs
+        leaked = [a[:200] for a in answers if value in a] + [r.getMessage()[:200] for r in caplog.records
+                                                              if value in r.getMessage()]  # fmt: skip
+        assert not leaked, leaked
+    finally:
+        await api.call("DELETE", f"jobs/pytorch/{name}")
+        admin_delete(admin_api, "v1", "Secret", conn, "team-a")
