@@ -495,6 +495,7 @@ class Cluster:
             real.wait_ready(timeout)
             if "kueue" in found:
                 seed.seed_real_node_queues(self.admin, self._wait, timeout)
+            seed.seed_real_node_storage(self.admin, self.run, self._wait, timeout)
             self.components["node-image"]["image"] = real.image
             for n in realnode.NODE_PARTS:
                 self._ready(n, t0)

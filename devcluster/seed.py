@@ -72,3 +72,58 @@ def seed_real_node_queues(rest: Rest, wait: Wait, timeout: float) -> None:
     for obj in objs:
         rest.apply(obj)
     wait("real-node ClusterQueue and LocalQueue Active", lambda: queues_active(rest, objs), ("kueue",), timeout)
+
+
+SHARED_CLAIM = "shared-data"  # a PVC of team-a on the real node: data in, checkpoints out (examples/05)
+SHARED_CSV = "x,y\n" + "".join(f"{x},{2 * x + 1}\n" for x in range(1, 21))  # the example's training data: y = 2x + 1
+
+
+def shared_volume(run: Path) -> list[dict[str, Any]]:
+    """A hostPath PersistentVolume on the real node (a folder of the run directory, with a small data set in it) and
+    the team-a claim bound to it: real objects, bound by the controller manager's volume controller."""
+    return [
+        {
+            "apiVersion": "v1",
+            "kind": "PersistentVolume",
+            "metadata": {"name": "devcluster-shared-data", "labels": {"devcluster": "shared-data"}},
+            "spec": {
+                "capacity": {"storage": "1Gi"},
+                "accessModes": ["ReadWriteOnce"],
+                "persistentVolumeReclaimPolicy": "Retain",
+                "storageClassName": "",
+                "hostPath": {"path": str(run / "volumes" / SHARED_CLAIM), "type": "Directory"},
+                "claimRef": {"namespace": "team-a", "name": SHARED_CLAIM},
+                "nodeAffinity": {
+                    "required": {
+                        "nodeSelectorTerms": [
+                            {"matchExpressions": [{"key": "kubernetes.io/hostname", "operator": "In",
+                                                   "values": ["devcluster-node"]}]}  # fmt: skip
+                        ]
+                    }
+                },
+            },
+        },
+        {
+            "apiVersion": "v1",
+            "kind": "PersistentVolumeClaim",
+            "metadata": {"name": SHARED_CLAIM, "namespace": "team-a"},
+            "spec": {
+                "accessModes": ["ReadWriteOnce"],
+                "storageClassName": "",
+                "volumeName": "devcluster-shared-data",
+                "resources": {"requests": {"storage": "1Gi"}},
+            },
+        },
+    ]
+
+
+def seed_real_node_storage(rest: Rest, run: Path, wait: Wait, timeout: float) -> None:
+    folder = run / "volumes" / SHARED_CLAIM
+    folder.mkdir(parents=True, exist_ok=True)
+    folder.chmod(0o777)  # the pods' user may not be root
+    (folder / "train.csv").write_text(SHARED_CSV)
+    for obj in shared_volume(run):
+        rest.apply(obj)
+    claim = rest.path("v1", "PersistentVolumeClaim", "team-a", SHARED_CLAIM)
+    wait("the shared-data claim Bound", lambda: rest.get(claim).get("status", {}).get("phase") == "Bound",
+         ("kube-controller-manager",), timeout)  # fmt: skip

@@ -20,7 +20,7 @@ from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 
 from .client import JOB_KINDS, AccelClient, AccelError
 from .display import Para, View, blocks
-from .requests import DEFAULT_GPU_TYPE, job_request, parse_duration, parse_env
+from .requests import DEFAULT_GPU_TYPE, job_request, parse_data, parse_duration, parse_env
 
 WAIT_POLL = 2.0  # seconds between status polls while --wait waits for pods
 
@@ -62,6 +62,20 @@ def _add_job_args(p: argparse.ArgumentParser, *, kind_required: bool) -> None:
     p.add_argument("--env", action="append", default=[], metavar="KEY=VALUE", help="environment variable")
     p.add_argument("--nproc-per-node", type=int, default=None, help="PyTorch: processes per node")
     p.add_argument(
+        "--volume",
+        action="append",
+        default=[],
+        metavar="CLAIM:PATH[:ro]",
+        help="mount a PVC of the namespace at PATH in every pod (repeatable; CLAIM/SUBDIR:PATH for a folder of it)",
+    )
+    p.add_argument(
+        "--secret",
+        action="append",
+        default=[],
+        metavar="NAME[:PATH]",
+        help="a Secret or connection of the namespace: as environment variables, or as files under PATH",
+    )
+    p.add_argument(
         "--max-run", default=None, metavar="DURATION", help="maximum run time, e.g. 90m or 2h: Kueue stops it then"
     )
 
@@ -73,8 +87,10 @@ def _request_from(args: argparse.Namespace, **more: Any) -> dict:
         env = parse_env(args.env)
         if args.max_run:
             parse_duration(args.max_run)
+        data = parse_data(args.volume, args.secret)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+    more = {**data, **more}
     return job_request(
         args.kind,
         workers=args.workers,

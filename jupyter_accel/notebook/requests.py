@@ -77,3 +77,24 @@ def parse_duration(text: str) -> int:
     if not parts or "".join(n + u for n, u in parts) != text:
         raise ValueError(f"max run time: {text!r} is not a duration; use e.g. 90m, 2h, 1h30m, 1d or seconds")
     return sum(int(n) * _UNITS[u] for n, u in parts)
+
+
+def parse_data(volumes: list[str], secrets: list[str]) -> dict[str, Any]:
+    """--volume CLAIM[/SUBDIR]:PATH[:ro] and --secret NAME[:PATH] as the request's volumes and secrets (only those
+    given, so the server's defaults apply otherwise). ValueError names the bad flag."""
+    out: dict[str, Any] = {}
+    for text in volumes:
+        parts = text.split(":")
+        if len(parts) not in (2, 3) or not parts[0] or not parts[1] or (len(parts) == 3 and parts[2] != "ro"):
+            raise ValueError(f"--volume {text!r}: expected CLAIM:PATH or CLAIM:PATH:ro (CLAIM/SUBDIR for a folder)")
+        claim, _, sub = parts[0].partition("/")
+        vol: dict[str, Any] = {"claim": claim, "mount_path": parts[1], "read_only": len(parts) == 3}
+        if sub:
+            vol["sub_path"] = sub
+        out.setdefault("volumes", []).append(vol)
+    for text in secrets:
+        name, _, path = text.partition(":")
+        if not name:
+            raise ValueError(f"--secret {text!r}: expected NAME or NAME:PATH")
+        out.setdefault("secrets", []).append({"name": name, **({"mount_path": path} if path else {})})
+    return out

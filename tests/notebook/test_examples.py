@@ -19,11 +19,12 @@ SHOWS = {
     "02-interactive-ray-cluster": ["Running", "Ray 2.60.0 answers from the head of ray-demo-"],
     "03-pytorch-ddp": [": Succeeded", "rank 0: sum of ranks over the pod network = 1"],
     "04-queues-and-quotas": ["Can never fit", "Queued, 1st in line", "Succeeded, tour-"],
+    "05-real-project": ["[master-0] trained on 20 rows: y = 2.00 x + 1.00", "[master-0] checkpoint read back: project-"],
 }
 
 
 # these run their code: on devcluster's real node, as in `make demo`
-ON_REAL_NODE = {"02-interactive-ray-cluster", "03-pytorch-ddp"}
+ON_REAL_NODE = {"02-interactive-ray-cluster", "03-pytorch-ddp", "05-real-project"}
 
 
 def _text(nb) -> str:
