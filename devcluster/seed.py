@@ -74,6 +74,7 @@ def seed_real_node_queues(rest: Rest, wait: Wait, timeout: float) -> None:
     wait("real-node ClusterQueue and LocalQueue Active", lambda: queues_active(rest, objs), ("kueue",), timeout)
 
 
+NODE_IS_REAL = {"key": "kubernetes.io/hostname", "operator": "In", "values": ["devcluster-node"]}
 SHARED_CLAIM = "shared-data"  # a PVC of team-a on the real node: data in, checkpoints out (examples/05)
 SHARED_CSV = "x,y\n" + "".join(f"{x},{2 * x + 1}\n" for x in range(1, 21))  # the example's training data: y = 2x + 1
 
@@ -95,10 +96,7 @@ def shared_volume(run: Path) -> list[dict[str, Any]]:
                 "claimRef": {"namespace": "team-a", "name": SHARED_CLAIM},
                 "nodeAffinity": {
                     "required": {
-                        "nodeSelectorTerms": [
-                            {"matchExpressions": [{"key": "kubernetes.io/hostname", "operator": "In",
-                                                   "values": ["devcluster-node"]}]}  # fmt: skip
-                        ]
+                        "nodeSelectorTerms": [{"matchExpressions": [NODE_IS_REAL]}],
                     }
                 },
             },

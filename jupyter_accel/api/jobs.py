@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -188,8 +189,20 @@ class RayDashboardHandler(JobsBase):
     endpoints = {
         "get": Endpoint(
             "Ray dashboard of a RayCluster / RayJob, proxied", streaming="text/html", errors=(400, 403, 404, 502, 503)
-        )
+        ),
+        **{
+            verb: Endpoint(
+                "Ray's Jobs API on the cluster's head, proxied (api/jobs/..., api/packages/...): submit, stop, "
+                "delete, package upload; what Ray's own JobSubmissionClient sends",
+                streaming="application/json",
+                errors=(400, 403, 404, 413, 502, 503),
+            )
+            for verb in ("post", "put", "delete")
+        },
     }
+    # writes go to Ray's Jobs API only: submitting, stopping and deleting jobs, and uploading their packages
+    WRITABLE = ("api/jobs", "api/packages/")
+    MAX_PACKAGE_BYTES = 64 * 2**20  # a working dir Ray uploads; larger data belongs on a PVC
 
     @property
     def content_security_policy(self) -> str:
@@ -209,15 +222,70 @@ class RayDashboardHandler(JobsBase):
         )
 
     @web.authenticated
-    async def get(self, kind: str, name: str, subpath: str = "") -> None:
+    async def post(self, kind: str, name: str, subpath: str = "") -> None:
+        await self._jobs_api("POST", kind, name, subpath)
+
+    @web.authenticated
+    async def put(self, kind: str, name: str, subpath: str = "") -> None:
+        await self._jobs_api("PUT", kind, name, subpath)
+
+    @web.authenticated
+    async def delete(self, kind: str, name: str, subpath: str = "") -> None:
+        await self._jobs_api("DELETE", kind, name, subpath)
+
+    async def _jobs_api(self, method: str, kind: str, name: str, subpath: str) -> None:
+        """A call of Ray's Jobs API, handed on to the head through the API server's service proxy: the body as it
+        came (JSON re-serialized, a package as bytes), and Ray's answer as it is, its 404s included (Ray's client
+        asks whether a package exists that way). Answers of the API server itself (no endpoint, no right) say why."""
         from ..cluster import rest
         from ..services.refusals import dashboard_refusal
 
         job_kind = parse_kind(kind)
+        safe = dashboard_subpath(subpath)
+        if not safe.startswith(self.WRITABLE):
+            allowed = ", ".join(self.WRITABLE)
+            raise ApiError(400, f"subpath: only Ray's Jobs API ({allowed}) takes {method}", field="subpath")
+        body: Any = self.request.body or None
+        if body is not None and len(body) > self.MAX_PACKAGE_BYTES:
+            raise ApiError(413, f"(body): {len(body)} bytes; at most {self.MAX_PACKAGE_BYTES} through this proxy")
+        ctype = (self.request.headers.get("Content-Type") or "").split(";")[0].strip()
+        if body is not None and (ctype == "application/json" or (not ctype and body[:1] in (b"{", b"["))):
+            try:
+                body, ctype = json.loads(body), "application/json"
+            except ValueError:
+                raise ApiError(400, "(body): not JSON", field="(body)") from None
+        elif body is not None:
+            ctype = ctype or "application/octet-stream"
+        hub = await self.synced_hub()
+        cluster, path = self.accel.jobs_service(hub).dashboard_target(job_kind, name, safe)
+        query = dashboard_query({k: self.get_query_argument(k) for k in self.request.query_arguments})
+        timeout = self.accel.accel_config.request_timeout
+
+        def call() -> tuple[int, str, bytes]:
+            try:
+                return rest.forward(hub.api, method, path, query=query, body=body, content_type=ctype, timeout=timeout)
+            except rest.ApiException as exc:
+                return exc.status or 502, "application/json", b""
+
+        status, answer_type, answer = await asyncio.get_running_loop().run_in_executor(None, call)
+        if status >= 400 and _kubernetes_status(answer_type, answer):
+            raise dashboard_refusal(status, cluster, method) or ApiError(502, f"{cluster}: HTTP {status}")
+        self.set_status(status)
+        self.finish(answer, set_content_type=answer_type)
+
+    @web.authenticated
+    async def get(self, kind: str, name: str, subpath: str = "") -> None:
+        from ..cluster import rest
+        from ..services.refusals import dashboard_refusal
+
+        if dashboard_subpath(subpath).startswith(self.WRITABLE):  # Ray's Jobs API: its answers as they are
+            await self._jobs_api("GET", kind, name, subpath)
+            return
+        job_kind = parse_kind(kind)
         safe = dashboard_subpath(subpath)  # refused before anything is looked up
         hub = await self.synced_hub()
         cluster, path = self.accel.jobs_service(hub).dashboard_target(job_kind, name, safe)
-        query = dashboard_query({k: self.get_argument(k) for k in self.request.arguments})
+        query = dashboard_query({k: self.get_query_argument(k) for k in self.request.query_arguments})
 
         def fetch() -> tuple[int, str, bytes]:
             try:
@@ -235,6 +303,17 @@ class RayDashboardHandler(JobsBase):
             raise refused
         # APIHandler.finish would label everything application/json: the dashboard's pages are HTML, JS, CSS
         self.finish(body, set_content_type=ctype)
+
+
+def _kubernetes_status(content_type: str, body: bytes) -> bool:
+    """The answer is the API server's own (a Status: no endpoint, no right), not the Ray head's."""
+    if "json" not in content_type:
+        return not body  # an empty error answer: the proxy failed before the head said anything
+    try:
+        doc = json.loads(body)
+    except ValueError:
+        return False
+    return isinstance(doc, dict) and doc.get("kind") == "Status" and doc.get("apiVersion") == "v1"
 
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")

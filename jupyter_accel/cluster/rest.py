@@ -58,6 +58,12 @@ def _serialize(
     )
 
 
+def _call(api: ApiClient, serialized: tuple[Any, ...], timeout: Any) -> Any:
+    """ApiClient.call_api on param_serialize's (method, url, headers, body, post_params)."""
+    method, url, headers, body, post_params = serialized
+    return api.call_api(method, url, headers, body, post_params, _request_timeout=timeout)
+
+
 def request(
     api: ApiClient,
     method: str,
@@ -74,13 +80,30 @@ def request(
     an answer that came too late or failed (default: for GET); see retry.py."""
 
     def once() -> dict[str, Any]:
-        resp = api.call_api(*_serialize(api, method, path, query, body, content_type), _request_timeout=timeout)
+        resp = _call(api, _serialize(api, method, path, query, body, content_type), timeout)
         data = resp.read()
         if not 200 <= resp.status <= 299:
             raise ApiException(status=resp.status, reason=resp.reason, http_resp=resp)
         return json.loads(data) if data else {}
 
     return retry.call(api, once, safe=method == "GET" if safe is None else safe, attempts=attempts)
+
+
+def forward(
+    api: ApiClient,
+    method: str,
+    path: str,
+    *,
+    query: dict[str, Any] | None = None,
+    body: Any = None,
+    content_type: str | None = None,
+    timeout: float | tuple[float, float] = 10.0,
+) -> tuple[int, str, bytes]:
+    """One call whose answer is handed on whatever it is (a service proxy's): (status, content type, body). Not
+    retried: a forwarded write may not be safe to repeat."""
+    resp = _call(api, _serialize(api, method, path, query, body, content_type, accept="*/*"), timeout)
+    data = resp.read()
+    return resp.status, resp.getheader("Content-Type") or "application/octet-stream", data
 
 
 def stream(
@@ -96,7 +119,7 @@ def stream(
     retried like a read; a stream that breaks later is the caller's to resume."""
 
     def once():
-        resp = api.call_api(*_serialize(api, "GET", path, query, accept=accept), _request_timeout=timeout)
+        resp = _call(api, _serialize(api, "GET", path, query, accept=accept), timeout)
         if not 200 <= resp.status <= 299:
             resp.read()
             raise ApiException(status=resp.status, reason=resp.reason, http_resp=resp)

@@ -311,6 +311,32 @@ class AccelClient:
         proxy: the kernel never needs the cluster's network."""
         return self._call("GET", self._job_path(kind, name, "/dashboard/" + path.lstrip("/")))
 
+    def ray_jobs_address(self, name: str, kind: str = "ray-cluster") -> tuple[str, dict[str, str]]:
+        """(address, headers) for Ray's own `JobSubmissionClient(address, headers=headers)`: Ray's Jobs API of this
+        cluster through the server's proxy, with the Jupyter token. Works wherever the kernel reaches the server."""
+        parts = urlsplit(self.endpoint.url)
+        address = f"{parts.scheme}://{parts.netloc}{self._base_path}{self._job_path(kind, name, '/dashboard')}"
+        return address, ({"Authorization": f"token {self.endpoint.token}"} if self.endpoint.token else {})
+
+    def ray_submit(
+        self, name: str, entrypoint: str, runtime_env: dict[str, Any] | None = None, kind: str = "ray-cluster"
+    ) -> str:
+        """Run `entrypoint` (a shell command) as a Ray job on this cluster, through Ray's Jobs API; its submission id
+        (no Ray needed in the kernel). `runtime_env` as Ray takes it (env_vars, pip; a working_dir must be a URI)."""
+        body: dict[str, Any] = {"entrypoint": entrypoint}
+        if runtime_env:
+            body["runtime_env"] = runtime_env
+        answer = self._call("POST", self._job_path(kind, name, "/dashboard/api/jobs/"), body=body)
+        return answer["submission_id"]
+
+    def ray_job(self, name: str, submission_id: str, kind: str = "ray-cluster") -> dict[str, Any]:
+        """Ray's own record of a Ray job on this cluster (status, message, times)."""
+        return self._call("GET", self._job_path(kind, name, f"/dashboard/api/jobs/{submission_id}"))
+
+    def ray_job_logs(self, name: str, submission_id: str, kind: str = "ray-cluster") -> str:
+        """The Ray job's driver log so far."""
+        return self._call("GET", self._job_path(kind, name, f"/dashboard/api/jobs/{submission_id}/logs"))["logs"]
+
     def set_token(self, token: str | None) -> Connection:
         """Use this Kubernetes bearer token on the server (memory only); None goes back to the configured one."""
         if token is None:

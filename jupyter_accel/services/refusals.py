@@ -79,12 +79,17 @@ def log_refusal(exc: WriteError, pod: str) -> Exception:
     return Upstream(message, reason=reason)
 
 
-def dashboard_refusal(status: int, cluster: str) -> Exception | None:
+# the RBAC verb the API server checks on services/proxy for each method a proxied request uses
+PROXY_VERBS = {"GET": "get", "POST": "create", "PUT": "update", "DELETE": "delete"}
+
+
+def dashboard_refusal(status: int, cluster: str, method: str = "GET") -> Exception | None:
     """What an answer of the Ray dashboard through the API server's service proxy means; None: it answered."""
     if status in (401, 403):
+        what = "The Ray dashboard" if method == "GET" else f"Ray's Jobs API ({method})"
         return NotVisible(
-            f"The Ray dashboard of {cluster} is not visible to your account "
-            "(it needs get on services/proxy in this namespace).",
+            f"{what} of {cluster} is not visible to your account "
+            f"(it needs {PROXY_VERBS.get(method, method.lower())} on services/proxy in this namespace).",
             reason="Not visible to your account",
         )
     if status >= 400:

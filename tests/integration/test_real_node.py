@@ -8,6 +8,7 @@ container, so nothing asserted here could pass there.
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from datetime import UTC, datetime, timedelta
 
@@ -170,8 +171,35 @@ async def test_raycluster_head_serves_the_real_ray_dashboard(api, unique, image)
         assert resp_type(html) == "html" and ctype.startswith("text/html"), ctype
         version = await api.get(f"jobs/ray-cluster/{name}/dashboard/api/version")
         assert version["ray_version"] == "2.60.0", version  # Ray's own answer, from the head pod
+
+        # Ray's Jobs API through the same proxy: a Ray job on this cluster, its status and its driver's log
+        # one path piece: jp_fetch keeps its trailing slash (Ray's route is api/jobs/)
+        resp = await api.jp_fetch(
+            "accel", "v1", f"jobs/ray-cluster/{name}/dashboard/api/jobs/", method="POST",
+            body=json.dumps({"entrypoint": RAY_ONE}), headers={"Content-Type": "application/json"},
+        )  # fmt: skip
+        sid = json.loads(resp.body)["submission_id"]
+
+        async def finished():
+            record = await api.get(f"jobs/ray-cluster/{name}/dashboard/api/jobs/{sid}")
+            return record if record["status"] in ("SUCCEEDED", "FAILED", "STOPPED") else None
+
+        record = await wait_for(finished, timeout=180, what="the Ray job on the interactive cluster")
+        logs = (await api.get(f"jobs/ray-cluster/{name}/dashboard/api/jobs/{sid}/logs"))["logs"]
+        assert record["status"] == "SUCCEEDED" and "SUM OF SQUARES 285" in logs, (record, logs)
+        with pytest.raises(HTTPClientError) as missing:  # Ray's own 404 (plain text), handed on as Ray answered it
+            await api.jp_fetch("accel", "v1", f"jobs/ray-cluster/{name}/dashboard/api/jobs/raysubmit_nope")
+        assert missing.value.code == 404 and b"raysubmit_nope" in missing.value.response.body
+        code, err = await api.call("POST", f"jobs/ray-cluster/{name}/dashboard/api/actors/kill", {})
+        assert code == 400 and err["field"] == "subpath", err  # writes reach the Jobs API only
     finally:
         await api.call("DELETE", f"jobs/ray-cluster/{name}")
+
+
+RAY_ONE = (
+    'python -c "import ray; ray.init(); f = ray.remote(lambda x: x * x); '
+    "print('SUM OF SQUARES', sum(ray.get([f.remote(i) for i in range(10)])))\""
+)
 
 
 FAILS = """

@@ -16,10 +16,13 @@ EXAMPLES = sorted((Path(__file__).resolve().parents[2] / "examples").glob("*.ipy
 # what each notebook must have shown, not only run without an error
 SHOWS = {
     "01-quickstart": ["Kubernetes: connected", "gpu-h100-0", "Fits now"],
-    "02-interactive-ray-cluster": ["Running", "Ray 2.60.0 answers from the head of ray-demo-"],
+    "02-interactive-ray-cluster": ["Running", "Ray 2.60.0 answers from the head of ray-demo-", "SUM OF SQUARES 285"],
     "03-pytorch-ddp": [": Succeeded", "rank 0: sum of ranks over the pod network = 1"],
     "04-queues-and-quotas": ["Can never fit", "Queued, 1st in line", "Succeeded, tour-"],
-    "05-real-project": ["[master-0] trained on 20 rows: y = 2.00 x + 1.00", "[master-0] checkpoint read back: project-"],
+    "05-real-project": [
+        "[master-0] trained on 20 rows: y = 2.00 x + 1.00",
+        "[master-0] checkpoint read back: project-",
+    ],
 }
 
 

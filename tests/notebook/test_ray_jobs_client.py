@@ -1,0 +1,59 @@
+"""Ray's own JobSubmissionClient against the Jupyter server (issue #26): the interactive RayCluster the user started
+takes Ray jobs through the server's proxy, with the Jupyter token, a working_dir uploaded as Ray's package."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from jupyter_accel.notebook import AccelClient
+
+NODE_PARTS = ["kubelet", "containerd", "runc", "cni-plugins", "coredns", "node-image"]
+pytestmark = [pytest.mark.cluster, pytest.mark.devcluster(needs=NODE_PARTS)]
+
+
+def test_rays_job_submission_client_runs_a_job_with_a_working_dir_on_the_users_cluster(
+    real_node_server, unique, tmp_path
+):
+    from ray.job_submission import JobStatus, JobSubmissionClient
+
+    client = AccelClient(real_node_server.url, real_node_server.token)
+    name = unique("rc")
+    client.submit({"kind": "ray-cluster", "name": name, "workers": 1, "cpu": "500m", "memory": "2Gi"})
+    try:
+        deadline = time.monotonic() + 300
+        while str(client.job("ray-cluster", name).job.status) != "Running":
+            assert time.monotonic() < deadline, client.job("ray-cluster", name).job
+            time.sleep(2)
+        address, headers = client.ray_jobs_address(name)
+        while True:  # the dashboard answers a little after the head pod is ready
+            try:
+                ray = JobSubmissionClient(address, headers=headers)
+                break
+            except Exception:
+                assert time.monotonic() < deadline
+                time.sleep(3)
+        project = tmp_path / "proj"
+        project.mkdir()
+        (project / "helper.py").write_text("def squares(n):\n    return [i * i for i in range(n)]\n")
+        (project / "main.py").write_text(
+            "import ray\nfrom helper import squares\nray.init()\n"
+            "print('SQUARES FROM THE PACKAGE', sum(ray.get([ray.remote(lambda x: x).remote(s) "
+            "for s in squares(10)])))\n"
+        )
+        sid = ray.submit_job(entrypoint="python main.py", runtime_env={"working_dir": str(project)})
+        while (status := ray.get_job_status(sid)) not in (JobStatus.SUCCEEDED, JobStatus.FAILED, JobStatus.STOPPED):
+            assert time.monotonic() < deadline, status
+            time.sleep(2)
+        logs = ray.get_job_logs(sid)
+        assert status == JobStatus.SUCCEEDED and "SQUARES FROM THE PACKAGE 285" in logs, (status, logs)
+        assert any(j.submission_id == sid for j in ray.list_jobs())
+        # the same through the product's own client, without Ray in the kernel
+        again = client.ray_submit(name, "python -c \"print('HELLO FROM', 'RAY')\"")
+        while client.ray_job(name, again)["status"] not in ("SUCCEEDED", "FAILED", "STOPPED"):
+            assert time.monotonic() < deadline
+            time.sleep(2)
+        assert "HELLO FROM RAY" in client.ray_job_logs(name, again)
+    finally:
+        client.delete("ray-cluster", name)
