@@ -238,10 +238,13 @@ class RayDashboardHandler(JobsBase):
         came (JSON re-serialized, a package as bytes), and Ray's answer as it is, its 404s included (Ray's client
         asks whether a package exists that way). Answers of the API server itself (no endpoint, no right) say why."""
         from ..cluster import rest
+        from ..services.errors import ReadOnly
         from ..services.refusals import dashboard_refusal
 
         job_kind = parse_kind(kind)
         safe = dashboard_subpath(subpath)
+        if method != "GET" and self.accel.accel_config.read_only:
+            raise ReadOnly("Running Ray jobs is switched off on this server (read-only).")
         if not safe.startswith(self.WRITABLE):
             allowed = ", ".join(self.WRITABLE)
             raise ApiError(400, f"subpath: only Ray's Jobs API ({allowed}) takes {method}", field="subpath")
