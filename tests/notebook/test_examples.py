@@ -64,5 +64,6 @@ def test_example_runs(path, request):
     assert not missing, f"{path.name} did not show {missing}:\n{shown[-3000:]}"
 
 
-def test_there_are_four_examples():
-    assert [p.name[:2] for p in EXAMPLES] == ["01", "02", "03", "04"]
+def test_every_example_is_run_and_says_what_it_must_show():
+    assert [p.name[:2] for p in EXAMPLES] == ["01", "02", "03", "04", "05"]
+    assert sorted(SHOWS) == [p.stem for p in EXAMPLES]
