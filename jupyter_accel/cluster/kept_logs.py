@@ -217,7 +217,7 @@ class LogKeeper:
     """Follows the pods of the tracked jobs into the store. `tracked()` (from the caches, no I/O) says which jobs and
     pods; `pod_now(name)` the cached pod. Woken by `notify()` on cache changes, and every RESCAN_S anyway."""
 
-    RESCAN_S = 5.0
+    RESCAN_S = 60.0  # a look at the caches with no change and no stream to open again
     MIN_SCAN_S = 0.5  # while pods churn, at most two scans a second (the scan holds the GIL for its CPU)
     RETRY_S = 1.0  # a follow that ended while the container runs is opened again after this...
     MAX_RETRY_S = 30.0  # ...doubling while resumed streams bring nothing new (a simulated node ends every stream)
@@ -238,6 +238,7 @@ class LogKeeper:
         self._stop = threading.Event()
         self._lock = threading.Lock()
         self._following: dict[tuple[str, str], LogStream | None] = {}
+        self._retry: dict[tuple[str, str], tuple[float, float]] = {}  # (not before, last pause) of each pod
         self._thread = threading.Thread(target=self._run, name="accel-kept-logs", daemon=True)
         self.on_kept: Callable[[str], None] = lambda uid: None  # told when a job's kept logs changed (push)
 
@@ -265,7 +266,9 @@ class LogKeeper:
 
     def _run(self) -> None:
         while not self._stop.is_set():
-            self._wake.wait(self.RESCAN_S)
+            with self._lock:  # a pod's stream to open again soon, else only when the caches change (or rarely)
+                due = min((t for t, _ in self._retry.values()), default=time.monotonic() + self.RESCAN_S)
+            self._wake.wait(max(0.0, due - time.monotonic()))
             self._wake.clear()
             if self._stop.is_set():
                 return
@@ -276,7 +279,9 @@ class LogKeeper:
             self._stop.wait(self.MIN_SCAN_S)
 
     def _scan(self) -> None:
+        now, seen = time.monotonic(), set[tuple[str, str]]()
         for job in self.tracked():
+            seen.update((job.uid, p["metadata"]["name"]) for p in job.pods)
             started = [(p, c) for p in job.pods if (c := started_container(p))]
             if not started:
                 continue
@@ -286,58 +291,61 @@ class LogKeeper:
                 name = pod["metadata"]["name"]
                 key = (job.uid, name)
                 with self._lock:
-                    if key in self._following:
+                    if key in self._following or self._retry.get(key, (0.0, 0.0))[0] > now:
                         continue
                 kept = self.store.pod(job.uid, name)
                 if kept is not None and kept.complete:
                     continue
                 with self._lock:
                     self._following[key] = None
-                threading.Thread(
-                    target=self._follow, args=(job.uid, name, container, share), name=f"accel-keep-{name}", daemon=True
+                threading.Thread(  # one name for all: a thread per pod being followed, and only while it streams
+                    target=self._follow, args=(job.uid, name, container, share), name="accel-kept-log", daemon=True
                 ).start()
+        with self._lock:  # pods gone (their jobs deleted or done with) are not waited for
+            for key in [k for k in self._retry if k not in seen]:
+                del self._retry[key]
 
     def _follow(self, uid: str, pod: str, container: str, share: int) -> None:
+        """One followed stream of one pod, into the store. A stream that ends while the container runs (a simulated
+        node ends every one; an API server restart) is opened again by a later scan: no thread waits meanwhile."""
+        key = (uid, pod)
         writer = self.store.writer(uid, pod, container, share)
-        lost: str | None = None
-        pause = self.RETRY_S
+        kept_before, lost = writer.meta.last_stamp, None
         try:
-            while not self._stop.is_set():
-                kept_before = writer.meta.last_stamp
-                since = writer.meta.last_stamp[:19] + "Z" if writer.meta.last_stamp else None
-                try:
-                    stream = LogStream(
-                        self.api,
-                        self.namespace,
-                        pod,
-                        container=container,
-                        follow=True,
-                        timestamps=True,
-                        since_time=since,
-                        timeout=self.request_timeout,
-                    )
-                except WriteError as exc:
-                    lost = exc.message
-                    break
-                with self._lock:
-                    self._following[(uid, pod)] = stream
-                for chunk in stream.chunks():
-                    writer.write(chunk)
-                writer.flush()
-                self.on_kept(uid)
-                if container_ended(self.pod_now(pod), container) or self._stop.is_set():
-                    break
-                pause = self.RETRY_S if writer.meta.last_stamp != kept_before else min(pause * 2, self.MAX_RETRY_S)
-                self._stop.wait(pause)
+            since = writer.meta.last_stamp[:19] + "Z" if writer.meta.last_stamp else None
+            stream = LogStream(
+                self.api,
+                self.namespace,
+                pod,
+                container=container,
+                follow=True,
+                timestamps=True,
+                since_time=since,
+                timeout=self.request_timeout,
+            )
+            with self._lock:
+                self._following[key] = stream
+            for chunk in stream.chunks():
+                writer.write(chunk)
+        except WriteError as exc:  # the pod went before its log could be read
+            lost = exc.message
         except OSError as exc:  # the workbench's storage: full, or not writable
             log.warning("jupyter_accel: cannot keep the log of %s: %s", pod, exc)
             lost = f"the server could not write it: {exc.strerror or exc}"
         finally:
-            ended = container_ended(self.pod_now(pod), container)
+            ended = container_ended(self.pod_now(pod), container) and not self._stop.is_set()
             with contextlib.suppress(OSError):
-                writer.close(complete=ended and not self._stop.is_set(), lost=lost)
+                writer.close(complete=ended, lost=lost)
             with self._lock:
-                self._following.pop((uid, pod), None)
+                self._following.pop(key, None)
+                # the next try: soon while the stream brought lines, later and later while it brought none
+                if ended or lost:
+                    self._retry.pop(key, None)
+                else:  # opened again soon while the stream brought lines, later and later while it brought none
+                    last = self._retry.get(key, (0.0, 0.0))[1]
+                    pause = self.RETRY_S if writer.meta.last_stamp != kept_before else last * 2
+                    pause = min(max(pause, self.RETRY_S), self.MAX_RETRY_S)
+                    self._retry[key] = (time.monotonic() + pause, pause)
             self.on_kept(uid)
             with contextlib.suppress(OSError):
                 self.store.enforce_total(self.busy_jobs())

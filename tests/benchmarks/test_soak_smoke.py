@@ -24,7 +24,13 @@ pytestmark = pytest.mark.cluster
 
 # threads of pools that start them on demand, up to their size: asyncio's default executor (min(32, cpus + 4)) and
 # the log tails' pool (api/jobs.py TAIL_THREADS); every other thread is started once and stays
-GROWING_POOLS = {"asyncio": min(32, (os.cpu_count() or 1) + 4), "accel-log-tails": TAIL_THREADS._max_workers}
+GROWING_POOLS = {
+    "asyncio": min(32, (os.cpu_count() or 1) + 4),
+    "accel-log-tails": TAIL_THREADS._max_workers,
+    # the log keeper follows each running pod of the server's jobs in a thread while it streams (cluster/kept_logs):
+    # at most the pods of the jobs alive, and of those being deleted (a few pods each)
+    "accel-kept-log": 2 * 4 * soak.Settings.smoke().live,
+}
 
 
 def test_soak_smoke(devcluster):

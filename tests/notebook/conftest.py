@@ -238,6 +238,31 @@ def real_node_server(devcluster, tmp_path_factory) -> Iterator[JupyterServer]:
 
 
 @pytest.fixture(scope="module")
+def node_kernel(real_node_server) -> Iterator[Kernel]:
+    """A kernel of the server configured as `make demo` is (jobs on the real node)."""
+    k = Kernel(real_node_server.env(), real_node_server.root_dir)
+    k.stdin_answers = []
+    result = k.run("%load_ext jupyter_accel")
+    assert result.ok, result.error
+    yield k
+    k.shutdown()
+
+
+@pytest.fixture
+def start_connected_server(devcluster) -> Iterator[Callable[..., JupyterServer]]:
+    """Start servers connected to devcluster (`(tmp, extra_config) -> server`); all of them stop at the end."""
+    started: list[JupyterServer] = []
+
+    def start(tmp: Path, extra: dict | None = None) -> JupyterServer:
+        started.append(_connected_server(devcluster, tmp, extra))
+        return started[-1]
+
+    yield start
+    for server in started:
+        stop_server(server)
+
+
+@pytest.fixture(scope="module")
 def cluster_kernel(cluster_server) -> Iterator[Kernel]:
     k = Kernel(cluster_server.env(), cluster_server.root_dir)
     k.stdin_answers = []

@@ -7,7 +7,6 @@ from __future__ import annotations
 import time
 
 import pytest
-from conftest import Kernel, _connected_server, stop_server
 
 from jupyter_accel.cluster import rest
 from jupyter_accel.notebook import AccelClient
@@ -47,15 +46,6 @@ def real_node_config(devcluster) -> dict:
     return {"default_images": dict.fromkeys(KINDS, image), "default_queue": "real-node"}
 
 
-@pytest.fixture(scope="module")
-def node_kernel(real_node_server):
-    k = Kernel(real_node_server.env(), real_node_server.root_dir)
-    k.stdin_answers = []
-    assert k.run("%load_ext jupyter_accel").ok
-    yield k
-    k.shutdown()
-
-
 def test_wait_prints_every_ranks_lines_each_with_its_pod(node_kernel, unique):
     name = unique("ranks")
     result = node_kernel.run(
@@ -75,11 +65,11 @@ def test_wait_prints_every_ranks_lines_each_with_its_pod(node_kernel, unique):
 
 
 def test_a_job_that_failed_within_a_second_keeps_its_whole_log_after_its_pods_and_a_restart(
-    devcluster, tmp_path, unique
+    devcluster, tmp_path, unique, start_connected_server
 ):
     name = unique("quick")
     admin = devcluster.api_client("admin")
-    server = _connected_server(devcluster, tmp_path, real_node_config(devcluster))
+    server = start_connected_server(tmp_path, real_node_config(devcluster))
     try:
         client = AccelClient(server.url, server.token)
         script = "print('step 1 ok', flush=True)\nraise SystemExit(5)\n"
@@ -114,10 +104,10 @@ def test_a_job_that_failed_within_a_second_keeps_its_whole_log_after_its_pods_an
             every = list(client.logs("pytorch", name, all_pods=True))
             assert "[master-0] step 1 ok" in every, (attempt, every)
             if attempt == "before":
-                stop_server(server)
-                server = _connected_server(devcluster, tmp_path, real_node_config(devcluster))
+                server.process.terminate()  # the restart: the same storage, a new server
+                server.process.wait(20)
+                server = start_connected_server(tmp_path, real_node_config(devcluster))
                 client = AccelClient(server.url, server.token)
                 detail = client.job("pytorch", name)
     finally:
         AccelClient(server.url, server.token).delete("pytorch", name)
-        stop_server(server)

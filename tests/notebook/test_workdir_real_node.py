@@ -4,19 +4,9 @@ runs on devcluster's real node, importing its own modules and reading its own fi
 from __future__ import annotations
 
 import pytest
-from conftest import Kernel
 
 NODE_PARTS = ["kubelet", "containerd", "runc", "cni-plugins", "coredns", "node-image"]
 pytestmark = [pytest.mark.cluster, pytest.mark.devcluster(needs=NODE_PARTS)]
-
-
-@pytest.fixture(scope="module")
-def node_kernel(real_node_server):
-    k = Kernel(real_node_server.env(), real_node_server.root_dir)
-    k.stdin_answers = []
-    assert k.run("%load_ext jupyter_accel").ok
-    yield k
-    k.shutdown()
 
 
 def test_a_project_folder_runs_on_the_real_node_with_its_package_and_config(real_node_server, node_kernel, unique):
