@@ -237,15 +237,20 @@ def real_node_server(devcluster, tmp_path_factory) -> Iterator[JupyterServer]:
     stop_server(server)
 
 
-@pytest.fixture(scope="module")
-def node_kernel(real_node_server) -> Iterator[Kernel]:
-    """A kernel of the server configured as `make demo` is (jobs on the real node)."""
-    k = Kernel(real_node_server.env(), real_node_server.root_dir)
+def _extension_kernel(server: JupyterServer) -> Iterator[Kernel]:
+    """A kernel reaching `server`, with the extension loaded; shut down at the end."""
+    k = Kernel(server.env(), server.root_dir)
     k.stdin_answers = []
     result = k.run("%load_ext jupyter_accel")
     assert result.ok, result.error
     yield k
     k.shutdown()
+
+
+@pytest.fixture(scope="module")
+def node_kernel(real_node_server) -> Iterator[Kernel]:
+    """A kernel of the server configured as `make demo` is (jobs on the real node)."""
+    yield from _extension_kernel(real_node_server)
 
 
 @pytest.fixture
@@ -264,12 +269,7 @@ def start_connected_server(devcluster) -> Iterator[Callable[..., JupyterServer]]
 
 @pytest.fixture(scope="module")
 def cluster_kernel(cluster_server) -> Iterator[Kernel]:
-    k = Kernel(cluster_server.env(), cluster_server.root_dir)
-    k.stdin_answers = []
-    result = k.run("%load_ext jupyter_accel")
-    assert result.ok, result.error
-    yield k
-    k.shutdown()
+    yield from _extension_kernel(cluster_server)
 
 
 @pytest.fixture
