@@ -103,20 +103,14 @@ class JobLogsHandler(JobsBase):
         from ..domain.log_lines import interleave, pod_label
 
         loop = asyncio.get_running_loop()
-        offsets: dict[str, int] = {}
+        offsets: dict[str, int] = {}  # per pod, the byte of its newer half read up to: each byte is read once
 
         def read_new() -> list[str]:
-            pods = store.pods(plan.uid)
             logs = []
-            for k in pods:
-                text = store.read(plan.uid, k.pod)
-                start = offsets.get(k.pod, 0)
-                if len(text) < start:  # rotated: the file was cut; read what is there
-                    start = 0
-                end = text.rfind("\n") + 1  # whole lines only; the rest comes with the next look
-                if end > start:
-                    logs.append((pod_label(name, k.pod), text[start:end]))
-                    offsets[k.pod] = end
+            for k in store.pods(plan.uid):
+                text, offsets[k.pod] = store.read_since(plan.uid, k.pod, offsets.get(k.pod))
+                if text:
+                    logs.append((pod_label(name, k.pod), text))
             return list(interleave(logs))
 
         lines = await loop.run_in_executor(TAIL_THREADS, read_new)

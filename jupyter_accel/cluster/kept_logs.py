@@ -94,6 +94,27 @@ class KeptLogStore:
         parts = [folder / f"{pod}.log.1", folder / f"{pod}.log"]
         return "".join(p.read_bytes().decode("utf-8", "replace") for p in parts if p.exists())
 
+    def read_since(self, uid: str, pod: str, offset: int | None) -> tuple[str, int]:
+        """The whole lines kept after byte `offset` of the pod's newer half (None: from the start, older half too),
+        and the offset after them: a follower reads each byte once. When the log was rotated since (the newer half
+        is shorter than `offset`), what followed `offset` is in the older half now, and comes first."""
+        folder = self.job_dir(uid)
+        newer, older = folder / f"{pod}.log", folder / f"{pod}.log.1"
+        size = newer.stat().st_size if newer.exists() else 0
+        before = b""
+        if (offset is None or size < offset) and older.exists():
+            with older.open("rb") as f:
+                f.seek(offset or 0)
+                before = f.read()
+        start = 0 if offset is None or size < offset else offset
+        new = b""
+        if newer.exists():
+            with newer.open("rb") as f:
+                f.seek(start)
+                new = f.read()
+        end = new.rfind(b"\n") + 1  # whole lines only; the rest comes with the next look
+        return (before + new[:end]).decode("utf-8", "replace"), start + end
+
     def save(self, uid: str, meta: KeptPod) -> None:
         path = self.job_dir(uid) / f"{meta.pod}.json"
         tmp = path.with_suffix(".json.tmp")

@@ -96,3 +96,20 @@ def test_the_records_are_json_a_reader_never_sees_half_written(tmp_path):
     meta = json.loads((store.job_dir("u3") / "j-master-0.json").read_text())
     assert meta["complete"] and meta["bytes"] > 0 and not list(store.job_dir("u3").glob("*.tmp"))
     assert json.loads((store.job_dir("u3") / "job.json").read_text())["name"] == "j"
+
+
+def test_a_follower_reads_each_kept_line_once_across_a_rotation(tmp_path):
+    store = KeptLogStore(tmp_path, "team-a", job_bytes=1 << 20, total_bytes=1 << 30)
+    share = 64 * 1024
+    w = store.writer("u4", "p", "main", share)
+    seen, offset = [], None
+    for i in range(3000):
+        w.write((f"2026-12-06T04:00:00.{i:09d}Z line {i:05d} " + "x" * 40 + "\n").encode())
+        if i % 97 == 0:  # a look now and then, as a followed stream does
+            text, offset = store.read_since("u4", "p", offset)
+            seen += strip_stamps(text).splitlines()
+    w.write(b"2026-12-06T04:00:01.000000000Z half a li")  # not a whole line yet: not read
+    text, offset = store.read_since("u4", "p", offset)
+    seen += strip_stamps(text).splitlines()
+    assert w.meta.truncated  # it rotated more than once meanwhile
+    assert seen == [f"line {i:05d} " + "x" * 40 for i in range(3000)]
