@@ -102,6 +102,18 @@ b_trainop() {
   if [ -f "$HERE/training-operator/go.mod" ]; then wrapped "$HERE/training-operator" "$p" "$1/training-operator.v1"
   else GOBIN=$1 go install -trimpath -ldflags "-s -w" "$p@v$TRAINING_OPERATOR_VERSION"; fi
 }
+moddir() {  # moddir MODULE@VERSION -> its directory in the module cache (downloaded on a miss)
+  go mod download -json "$1" | python3 -c 'import json, sys; print(json.load(sys.stdin)["Dir"])'
+}
+b_jobset() {  # built in its module directory: `go install sigs.k8s.io/jobset@v…` is refused here (403 on the
+  # module's version list), while the exact version downloads
+  local d; d=$(moddir "sigs.k8s.io/jobset@v$JOBSET_VERSION") &&
+  cd "$d" && go build -trimpath -ldflags "-s -w" -o "$1/jobset" .
+}
+b_trainer() {
+  GOBIN=$1 go install -trimpath -ldflags "-s -w" \
+    "github.com/kubeflow/trainer/v2/cmd/trainer-controller-manager@v$TRAINER_VERSION"
+}
 
 # ---- the real node: kubelet + a device plugin (k8s wrapper module), containerd, runc, CNI plugins, CoreDNS ----
 b_kubelet() {  # also the CRI sandbox ("pause") binary, from the same module's build/pause/linux/pause.c
@@ -134,7 +146,7 @@ b_image() {  # a Debian rootfs with Python and ray[default], as an OCI archive (
 key() { local d=$HERE/$1; [ -f "$d/go.mod" ] && echo "$d/go.mod $d/go.sum"; }
 FAILED=0
 NODE_PARTS="kubelet containerd runc cni-plugins coredns node-image"
-want=${*:-"kube-apiserver etcd kwok kube-controlplane kueue kuberay training-operator $NODE_PARTS"}
+want=${*:-"kube-apiserver etcd kwok kube-controlplane kueue kuberay training-operator jobset trainer-controller $NODE_PARTS"}
 # shellcheck disable=SC2046
 for c in $want; do case $c in
   kube-apiserver)    build kube-apiserver "$K8S_VERSION" "$(entry kube-apiserver "$K8S_VERSION" $(key k8s))" b_apiserver ;;
@@ -144,6 +156,8 @@ for c in $want; do case $c in
   kueue)             build kueue "$KUEUE_VERSION" "$(entry kueue "$KUEUE_VERSION" $(key kueue))" b_kueue ;;
   kuberay)           build kuberay "$KUBERAY_VERSION" "$(entry kuberay "$KUBERAY_VERSION" $(key kuberay))" b_kuberay ;;
   training-operator) build training-operator "$TRAINING_OPERATOR_VERSION" "$(entry training-operator "$TRAINING_OPERATOR_VERSION" $(key training-operator))" b_trainop ;;
+  jobset)            build jobset "$JOBSET_VERSION" "$(entry jobset "$JOBSET_VERSION")" b_jobset ;;
+  trainer-controller) build trainer-controller "$TRAINER_VERSION" "$(entry trainer-controller "$TRAINER_VERSION")" b_trainer ;;
   kubelet)           build kubelet "$K8S_VERSION" "$(entry kubelet "$K8S_VERSION" $(key kubelet) "$HERE/kubelet/deviceplugin/main.go")" b_kubelet ;;
   containerd)        build containerd "$CONTAINERD_VERSION" "$(entry containerd "$CONTAINERD_VERSION")" b_containerd ;;
   runc)              build runc "$RUNC_VERSION" "$(entry runc "$RUNC_VERSION")" b_runc ;;

@@ -14,6 +14,7 @@ import atexit
 import contextlib
 import json
 import os
+import shlex
 import shutil
 import signal
 import socket
@@ -44,14 +45,19 @@ FIXED_PORTS = {
     "kueue-webhook": 19443,
     "kueue-health": 18081,
     "kueue-visibility": 18082,
+    "jobset-webhook": 19444,
+    "jobset-health": 18083,
 }
 # Listeners inside each operator's own network namespace (only `lo` exists there, so no collisions).
 SANDBOX_PORTS = {"metrics": 8080, "health": 8081, "webhook": 9443}
-OPERATORS = ("kuberay", "training-operator")
+OPERATORS = ("kuberay", "training-operator", "trainer-controller")
 # Stop order, in stages stopped together: operators and kwok first (while the apiserver still answers),
 # then the controllers, the apiserver, and the datastore last.
 STOP_STAGES = (
     (
+        "trainer-status-relay",
+        "trainer-controller",
+        "jobset",
         "training-operator",
         "kuberay",
         "kueue",
@@ -410,7 +416,8 @@ class Cluster:
         self._mark("base-objects", t0)
         ca_pem = (p / "ca.crt").read_bytes()
         crds = manifests.kueue_crds(self.ports["kueue-webhook"] if "kueue" in found else None, ca_pem)
-        crds += manifests.ray_crds() + manifests.training_crds() + manifests.trainer_crds() + manifests.project_crds()
+        crds += manifests.ray_crds() + manifests.training_crds() + manifests.trainer_crds() + manifests.jobset_crds()
+        crds += manifests.project_crds()
         self._mark("crds-read", t0)
         for crd in crds:
             self.admin.apply(crd)
@@ -437,6 +444,8 @@ class Cluster:
         self._wait("CRDs Established", established, ("kube-apiserver",), timeout)
         self._mark("crds", t0)
         for obj in manifests.data("hardware-profiles.yaml"):
+            self.admin.apply(obj)
+        for obj in manifests.trainer_runtimes(real.image if real else None):
             self.admin.apply(obj)
 
         # 6.-8. Kueue (needs every integration CRD first) and the operators in their sandboxes
@@ -471,9 +480,17 @@ class Cluster:
                 *([f"--pytorch-init-container-image={real.image}"] if real else []),
             ], {"MY_POD_NAMESPACE": "kubeflow"})  # fmt: skip
 
+        if "jobset" in found:
+            self._start_jobset(found["jobset"], ca_pem)
+        if "trainer-controller" in found:
+            self._start_trainer(found["trainer-controller"], ca_pem, real is not None)
+
         if real:
             real.start(timeout)
             self.node = real
+            if "trainer-controller" in found:
+                real.relay("trainer-status-relay", pki.NODE_IP, manifests.TRAINER_STATUS_PORT,
+                           self.run / "trainer-status.sock")  # fmt: skip
             self._mark("node-started", t0)
 
         # readiness, in start order (they have all been coming up concurrently)
@@ -487,6 +504,10 @@ class Cluster:
             self._ready("kwok", t0)
         if "kueue" in found:
             self._seed_kueue(timeout, t0)
+        if "jobset" in found:
+            health = f"http://127.0.0.1:{self.ports['jobset-health']}/readyz"
+            self._wait("jobset /readyz", lambda: http_ok(health), ("jobset",), timeout)
+            self._ready("jobset", t0)
         for op in OPERATORS:
             if op in found:
                 self._wait(f"{op} /readyz (in its sandbox)", lambda o=op: self._sandbox_ready(o), (op,), timeout)
@@ -567,22 +588,89 @@ class Cluster:
             "--zap-log-level=2",
         ])  # fmt: skip
 
+    def _start_jobset(self, b: Built, ca_pem: bytes) -> None:
+        certs = self.run / "jobset-webhook"
+        certs.mkdir(exist_ok=True)
+        shutil.copy(self.pki_dir / "jobset-webhook.crt", certs / "tls.crt")
+        shutil.copy(self.pki_dir / "jobset-webhook.key", certs / "tls.key")
+        for obj in manifests.jobset_webhooks(self.ports["jobset-webhook"], ca_pem):
+            self.admin.apply(obj)
+        cfg = self.run / "jobset.yaml"
+        cfg.write_text(json.dumps(manifests.jobset_config(self.ports, certs), indent=1))
+        self._spawn("jobset", [
+            str(b.binary("jobset")), f"--kubeconfig={self.pki_dir / 'jobset.kubeconfig'}", f"--config={cfg}",
+            "--zap-log-level=2",
+        ])  # fmt: skip
+
     def _seed_kueue(self, timeout: float, t0: float) -> None:
         health = f"http://127.0.0.1:{self.ports['kueue-health']}/readyz"
         self._wait("kueue /readyz", lambda: http_ok(health), ("kueue",), timeout)
         seed.seed_kueue(self.admin, self.ports, self.pki_dir / "ca.crt", self._wait, timeout)
         self._ready("kueue", t0)
 
-    def _start_sandboxed(self, name: str, argv: list[str], env: dict[str, str]) -> None:
+    def _start_trainer(self, b: Built, ca_pem: bytes, real: bool) -> None:
+        """Trainer's controller in its sandbox, as its Deployment would run: its serving pair, ServiceAccount token
+        and namespace where it reads them (paths it hard-codes, so bound in a mount namespace of its own), and the
+        API server also under the issuer's name, which its status server asks for the token keys. With the real
+        node, its status server's port is relayed out through a UNIX socket (RealNode.relay takes it on)."""
+        certs, sa = self.run / "trainer-certs", self.run / "trainer-sa"
+        certs.mkdir(exist_ok=True)
+        sa.mkdir(exist_ok=True)
+        shutil.copy(self.pki_dir / "trainer-serving.crt", certs / "tls.crt")
+        shutil.copy(self.pki_dir / "trainer-serving.key", certs / "tls.key")
+        token = ""
+        if real:
+            for obj in manifests.trainer_status_objects(ca_pem, pki.NODE_IP):
+                self.admin.apply(obj)
+            path = self.admin.path("v1", "ServiceAccount", manifests.TRAINER_NAMESPACE, manifests.TRAINER_SERVICE)
+            body = {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest",
+                    "spec": {"expirationSeconds": 7 * 86400}}  # fmt: skip
+            token = self.admin.request("POST", f"{path}/token", body)["status"]["token"]
+        pki.write(sa / "token", token.encode())
+        pki.write(sa / "namespace", manifests.TRAINER_NAMESPACE.encode(), 0o644)
+        hosts = self.run / "trainer-hosts"
+        hosts.write_text("127.0.0.1 localhost kubernetes.default.svc.cluster.local kubernetes.default.svc\n")
+        conf = self.run / "trainer.yaml"
+        conf.write_text(json.dumps(manifests.trainer_config(SANDBOX_PORTS), indent=1))
+        self._start_sandboxed(
+            "trainer-controller",
+            [str(b.binary("trainer-controller-manager")), f"--kubeconfig={self.pki_dir / 'trainer-controller.kubeconfig'}",
+             f"--config={conf}", "--zap-log-level=2"],
+            {},
+            mounts={certs: "/tmp/k8s-webhook-server/serving-certs",
+                    sa: "/var/run/secrets/kubernetes.io/serviceaccount", hosts: "/etc/hosts"},
+            relays={443: None, manifests.TRAINER_STATUS_PORT: self.run / "trainer-status.sock"} if real else {443: None},
+        )  # fmt: skip
+
+    def _start_sandboxed(
+        self,
+        name: str,
+        argv: list[str],
+        env: dict[str, str],
+        *,
+        mounts: dict[Path, str] | None = None,
+        relays: dict[int, Path | None] | None = None,
+    ) -> None:
         """Run an operator in a network namespace of its own that has only `lo`: whatever it listens on or
-        dials stays inside. A socat inside relays its API-server port to the host bridge's UNIX socket."""
+        dials stays inside. A socat inside relays its API-server port to the host bridge's UNIX socket.
+        `mounts` binds run-dir paths over the paths a binary hard-codes, in a mount namespace of its own;
+        `relays` maps a port to the API server too (None), or a UNIX socket (a path) to the operator's own port."""
         port, sock = self.ports["apiserver"], self.run / "apiserver.sock"
-        script = (
-            "ip link set lo up || exit 1; "
-            f"socat TCP-LISTEN:{port},bind=127.0.0.1,reuseaddr,fork UNIX-CONNECT:{sock} & "
-            'exec "$@"'
-        )
-        self._spawn(name, ["unshare", "--net", "--fork", "--kill-child", "--", "sh", "-c", script, name, *argv], env)
+        steps = ["ip link set lo up || exit 1"]
+        for src, target in (mounts or {}).items():
+            make = f"mkdir -p {shlex.quote(target)}" if src.is_dir() else f"test -e {shlex.quote(target)}"
+            steps.append(f"{make} && mount --bind {shlex.quote(str(src))} {shlex.quote(target)} || exit 1")
+        steps.append(f"socat TCP-LISTEN:{port},bind=127.0.0.1,reuseaddr,fork UNIX-CONNECT:{sock} &")
+        for p, path in (relays or {}).items():
+            if path is None:
+                steps.append(f"socat TCP-LISTEN:{p},bind=127.0.0.1,reuseaddr,fork UNIX-CONNECT:{sock} &")
+            else:
+                steps.append(
+                    f"socat UNIX-LISTEN:{shlex.quote(str(path))},fork,mode=600,unlink-early TCP:127.0.0.1:{p} &"
+                )
+        script = " ".join(s if s.endswith("&") else s + ";" for s in steps) + ' exec "$@"'
+        ns = ["--net", "--mount"] if mounts else ["--net"]
+        self._spawn(name, ["unshare", *ns, "--fork", "--kill-child", "--", "sh", "-c", script, name, *argv], env)
 
     def node_exec(self, argv: list[str], timeout: float = 60) -> subprocess.CompletedProcess:
         """Run a command inside the real node's namespaces (tests, debugging)."""

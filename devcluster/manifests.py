@@ -16,8 +16,20 @@ _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 # Kueue hooks to keep: Kueue's own API group plus the integrations enabled in kueue_config(). Hooks for
 # pods/deployments/statefulsets would block every such create while Kueue is down, so they are dropped.
-KUEUE_FRAMEWORKS = ["batch/job", "kubeflow.org/pytorchjob", "ray.io/rayjob", "ray.io/raycluster"]
-_ENABLED = {("batch", "jobs"), ("ray.io", "rayjobs"), ("ray.io", "rayclusters"), ("kubeflow.org", "pytorchjobs")}
+KUEUE_FRAMEWORKS = [
+    "batch/job",
+    "kubeflow.org/pytorchjob",
+    "ray.io/rayjob",
+    "ray.io/raycluster",
+    "trainer.kubeflow.org/trainjob",
+]
+_ENABLED = {
+    ("batch", "jobs"),
+    ("ray.io", "rayjobs"),
+    ("ray.io", "rayclusters"),
+    ("kubeflow.org", "pytorchjobs"),
+    ("trainer.kubeflow.org", "trainjobs"),
+}
 KUEUE_WEBHOOK_CONFIGS = ("kueue-mutating-webhook-configuration", "kueue-validating-webhook-configuration")
 VISIBILITY_API_VERSIONS = ("v1beta2", "v1beta1")
 
@@ -66,10 +78,112 @@ def training_crds() -> list[dict]:
 
 
 def trainer_crds() -> list[dict]:
-    """Kubeflow Trainer v2's CRDs (TrainJob, TrainingRuntime, ClusterTrainingRuntime) from the pinned module: the
-    API server validates TrainJobs against the real schema; no controller runs them (components.toml)."""
+    """Kubeflow Trainer v2's CRDs (TrainJob, TrainingRuntime, ClusterTrainingRuntime) from the pinned module."""
     base = module_dir("trainer") / "manifests/base/crds"
     return [c for p in sorted(base.glob("trainer.kubeflow.org_*.yaml")) for c in load_all(p)]
+
+
+def jobset_crds() -> list[dict]:
+    """JobSet's CRD: Trainer runs a TrainJob as a JobSet, and Kueue's TrainJob integration watches JobSets."""
+    return load_all(module_dir("jobset") / "config/components/crd/bases/jobset.x-k8s.io_jobsets.yaml")
+
+
+# Upstream's runtimes whose image the local one replaces: torch runs any program (a script reads the PET_* variables
+# Trainer injects; the local image has no torch, see node-image.sh), so it is the one that can run on the real node.
+TRAINER_RUNTIMES = ("torch_distributed.yaml",)
+
+
+def trainer_runtimes(image: str | None) -> list[dict]:
+    """Trainer's own ClusterTrainingRuntimes, their trainer image replaced by the real node's runtime image (pods
+    there can use no other); without a real node the upstream images stay (kwok pretends to run them)."""
+    out = []
+    for name in TRAINER_RUNTIMES:
+        for rt in load_all(module_dir("trainer") / "manifests/base/runtimes" / name):
+            if image:
+                for rj in rt["spec"]["template"]["spec"]["replicatedJobs"]:
+                    pod = rj["template"]["spec"]["template"]["spec"]
+                    # named, as ServiceAccount admission (off here: no token controller runs) would default it:
+                    # the kubelet projects the status server's token for it
+                    pod.setdefault("serviceAccountName", "default")
+                    for c in pod.get("containers", []):
+                        c["image"] = image
+                        c["imagePullPolicy"] = "Never"
+                rt["metadata"].setdefault("annotations", {})["devcluster.jupyter-accel.io/image"] = image
+            out.append(rt)
+    return out
+
+
+TRAINER_NAMESPACE = "kubeflow-system"  # Trainer's operator namespace: its status server's Service and CA Secret
+TRAINER_SERVICE = "kubeflow-trainer-controller-manager"
+TRAINER_SECRET = "kubeflow-trainer-webhook-cert"
+TRAINER_STATUS_PORT = 10443
+
+
+def trainer_config(ports: dict[str, int]) -> dict:
+    """Trainer's controller in its sandbox: no cert rotation (devcluster's CA signs its serving pair), its probes on
+    the sandbox's loopback, and its runtime status server on (the TrainJobStatus gate, alpha in 2.3): training
+    code POSTs progress there and the controller writes it to status.trainerStatus."""
+    return {
+        "apiVersion": "config.trainer.kubeflow.org/v1alpha1",
+        "kind": "Configuration",
+        "webhook": {"host": "127.0.0.1", "port": ports["webhook"]},
+        "health": {"healthProbeBindAddress": f"127.0.0.1:{ports['health']}"},
+        "metrics": {"bindAddress": "0"},
+        "certManagement": {"enable": False, "webhookServiceName": TRAINER_SERVICE, "webhookSecretName": TRAINER_SECRET},
+        "leaderElection": {"leaderElect": False},
+        "statusServer": {"port": TRAINER_STATUS_PORT},
+        "featureGates": {"TrainJobStatus": True},
+    }
+
+
+def trainer_status_objects(ca_pem: bytes, node_ip: str) -> list[dict]:
+    """What makes Trainer's status server reachable from TrainJob pods on the real node: its CA (Trainer copies it
+    into each TrainJob's pods), the controller's ServiceAccount (whose token tells it the issuer), and its Service
+    name resolving, through a selector-less headless Service, to the node address where devcluster relays the
+    port to the controller's sandbox (cluster.py)."""
+    ns = {"namespace": TRAINER_NAMESPACE}
+    return [
+        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": TRAINER_NAMESPACE}},
+        {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": TRAINER_SERVICE, **ns}},
+        {
+            "apiVersion": "v1",
+            "kind": "Secret",
+            "metadata": {"name": TRAINER_SECRET, **ns},
+            "data": {"ca.crt": base64.b64encode(ca_pem).decode()},
+        },
+        {
+            "apiVersion": "v1",
+            "kind": "Service",
+            "metadata": {"name": TRAINER_SERVICE, **ns},
+            "spec": {"clusterIP": "None", "ports": [{"name": "status", "port": TRAINER_STATUS_PORT}]},
+        },
+        {
+            "apiVersion": "discovery.k8s.io/v1",
+            "kind": "EndpointSlice",
+            "metadata": {
+                "name": f"{TRAINER_SERVICE}-relay",
+                **ns,
+                "labels": {"kubernetes.io/service-name": TRAINER_SERVICE},
+            },
+            "addressType": "IPv4",
+            "endpoints": [{"addresses": [node_ip]}],
+            "ports": [{"name": "status", "port": TRAINER_STATUS_PORT, "protocol": "TCP"}],
+        },
+    ]
+
+
+def jobset_config(ports: dict[str, int], cert_dir: Path) -> dict:
+    """JobSet's controller on the host's loopback, as Kueue: the API server must reach its webhooks (the
+    defaulting one fills fields the controller dereferences), and it dials nothing but the API server."""
+    return {
+        "apiVersion": "config.jobset.x-k8s.io/v1alpha1",
+        "kind": "Configuration",
+        "webhook": {"host": "127.0.0.1", "port": ports["jobset-webhook"], "certDir": str(cert_dir)},
+        "health": {"healthProbeBindAddress": f"127.0.0.1:{ports['jobset-health']}"},
+        "metrics": {"bindAddress": "0"},
+        "internalCertManagement": {"enable": False},
+        "leaderElection": {"leaderElect": False},
+    }
 
 
 def project_crds() -> list[dict]:
@@ -96,6 +210,23 @@ def kueue_webhooks(port: int, ca_pem: bytes) -> list[dict]:
             path = hook["clientConfig"]["service"]["path"]
             hook["clientConfig"] = {"url": f"https://127.0.0.1:{port}{path}", "caBundle": ca}
     assert {d["metadata"]["name"] for d in docs} == set(KUEUE_WEBHOOK_CONFIGS), docs
+    return docs
+
+
+def jobset_webhooks(port: int, ca_pem: bytes) -> list[dict]:
+    """JobSet's webhook configurations pointed at https://127.0.0.1:<port>. Its pod hooks get the objectSelector
+    that upstream's kustomize patch adds, so that only JobSet pods wait on JobSet."""
+    docs = load_all(module_dir("jobset") / "config/components/webhook/manifests.yaml")
+    ca = base64.b64encode(ca_pem).decode()
+    for doc in docs:
+        doc["metadata"]["name"] = "jobset-" + doc["metadata"]["name"]
+        for hook in doc["webhooks"]:
+            path = hook["clientConfig"]["service"]["path"]
+            hook["clientConfig"] = {"url": f"https://127.0.0.1:{port}{path}", "caBundle": ca}
+            if any("pods" in r.get("resources", []) for r in hook.get("rules", [])):
+                hook["objectSelector"] = {
+                    "matchExpressions": [{"key": "jobset.sigs.k8s.io/jobset-name", "operator": "Exists"}]
+                }
     return docs
 
 
@@ -157,6 +288,9 @@ def kueue_config(run: Path, ports: dict[str, int]) -> dict:
         "manageJobsWithoutQueueName": False,
         "visibilityServer": {"bindAddress": "127.0.0.1", "bindPort": ports["kueue-visibility"]},
         "integrations": {"frameworks": KUEUE_FRAMEWORKS},
+        # Kueue 0.19: tiered QuotaReserved reasons (WaitingForQuota, NoMatchingFlavor, ...), which the status
+        # model reads (jupyter_accel/status); off by default upstream, on in OpenShift AI 3.x.
+        "featureGates": {"UnadmittedWorkloadsObservability": True},
     }
 
 

@@ -185,6 +185,10 @@ class RealNode:
         """Start a node component inside the node's namespaces (it shows up as a devcluster process)."""
         self.c._spawn(name, ["nsenter", f"--target={self.pid1}", "--net", "--mount", "--pid", "--", *argv])
 
+    def relay(self, name: str, ip: str, port: int, sock: Path) -> None:
+        """Serve ip:port inside the node (pods dial it) from a host-side UNIX socket: one explicit relay."""
+        self._enter(name, ["socat", f"TCP-LISTEN:{port},bind={ip},reuseaddr,fork", f"UNIX-CONNECT:{sock}"])
+
     def _ctr(self, args: list[str], timeout: float = 60) -> str:
         res = node_exec(
             self.pid1, [self.bin("containerd", "ctr"), f"--address={self.sock}", "-n", "k8s.io", *args], timeout

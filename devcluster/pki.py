@@ -46,6 +46,8 @@ IDENTITIES = {
     "kueue": Identity("system:kueue", _MASTERS),
     "kuberay": Identity("system:kuberay-operator", _MASTERS),
     "training-operator": Identity("system:training-operator", _MASTERS),
+    "jobset": Identity("system:jobset-controller", _MASTERS),
+    "trainer-controller": Identity("system:kubeflow-trainer", _MASTERS),
     # The real node: its kubelet as a node (Node authorizer + NodeRestriction), its cluster DNS as a reader.
     "kubelet": Identity(f"system:node:{NODE_NAME}", ("system:nodes",)),
     "coredns": Identity("system:coredns", _MASTERS),
@@ -164,11 +166,17 @@ def generate(pki: Path, apiserver_url: str) -> None:
     )  # fmt: skip
     write(pki / "apiserver.crt", cert_pem(c), 0o644)
     write(pki / "apiserver.key", key_pem(k))
-    # Serving certs of the loopback-only servers the apiserver dials (kwok's kubelet API, Kueue webhooks).
-    for name in ("kwok", "kueue-webhook"):
+    # Serving certs of the loopback-only servers the apiserver dials (kwok's kubelet API, Kueue's and JobSet's
+    # webhooks).
+    for name in ("kwok", "kueue-webhook", "jobset-webhook"):
         k, c = ca.issue(name, server=True, dns=["localhost"], ips=["127.0.0.1"])
         write(pki / f"{name}.crt", cert_pem(c), 0o644)
         write(pki / f"{name}.key", key_pem(k))
+    # Trainer's status server (and webhooks), by the Service name its TrainJobs' pods dial (manifests.py)
+    svc = "kubeflow-trainer-controller-manager.kubeflow-system.svc"
+    k, c = ca.issue(svc, server=True, dns=[svc, svc + ".cluster.local", "localhost"], ips=["127.0.0.1"])
+    write(pki / "trainer-serving.crt", cert_pem(c), 0o644)
+    write(pki / "trainer-serving.key", key_pem(k))
     # The real node's kubelet API (reached by the apiserver through the node's egress relay only).
     k, c = ca.issue(NODE_NAME, server=True, dns=[NODE_NAME], ips=[NODE_IP])
     write(pki / "kubelet-serving.crt", cert_pem(c), 0o644)

@@ -29,8 +29,8 @@ BINARIES: dict[str, tuple[str, tuple[str, ...], str]] = {
     "cni-plugins": ("cni-plugins", ("bridge", "loopback", "host-local"), "CNI_PLUGINS_VERSION"),
     "coredns": ("coredns", ("coredns",), "COREDNS_VERSION"),
     "node-image": ("node-image", ("runtime-image.tar", "runtime-image.ref"), "RAY_VERSION"),
-    # declared absent in components.toml (nothing to build); its CRDs come from the module (manifests.py)
-    "trainer-controller": ("trainer-controller", (), "TRAINER_VERSION"),
+    "jobset": ("jobset", ("jobset",), "JOBSET_VERSION"),
+    "trainer-controller": ("trainer-controller", ("trainer-controller-manager",), "TRAINER_VERSION"),
 }
 
 # The real node's parts (devcluster/node.py): they run only as root, so for anyone else they count as absent.
@@ -44,6 +44,7 @@ MODULES = {
     "kuberay": ("github.com/ray-project/kuberay/ray-operator", "KUBERAY_VERSION"),
     "training-operator": ("github.com/kubeflow/training-operator", "TRAINING_OPERATOR_VERSION"),
     "trainer": ("github.com/kubeflow/trainer/v2", "TRAINER_VERSION"),
+    "jobset": ("sigs.k8s.io/jobset", "JOBSET_VERSION"),
 }
 
 

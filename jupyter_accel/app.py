@@ -290,19 +290,21 @@ class AccelApp(ExtensionApp):
             read_only=self.accel_config.read_only, max_run_seconds_limit=limits.max_run_seconds_limit or None
         )
         served: dict[models.JobKind, str | None] = {}
+        runtimes: dict[models.JobKind, list[str]] = {}
         hub = self.hub
         if hub is not None:  # the API server slow, throttling, failing, or the watches reconnecting (cluster/health)
             conn = conn.model_copy(update={"degraded": hub.degraded(), "cluster_reads": hub.cluster_reads()})
         if hub is not None and conn.state == models.ConnectionState.connected:
             d = hub.discovery
             served = {s.kind: d.version(s.group) for s in KINDS if d.serves(s.group, s.plural)}
+            runtimes = d.runtimes
             caps.apis = models.ApiAvailability(
                 **{name: d.version(group) for name, group in models.ApiAvailability.groups().items()}
             )
             caps.permissions = list(hub.permissions)
         caps.kinds = [
             kind_info(s, served.get(s.kind)).model_copy(
-                update={"default_max_run_seconds": limits.default_limit(s.kind)}
+                update={"default_max_run_seconds": limits.default_limit(s.kind), "runtimes": runtimes.get(s.kind)}
             )
             for s in KINDS
         ]

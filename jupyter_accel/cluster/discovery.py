@@ -52,6 +52,8 @@ class Discovery:
     # job kind -> the OpenAPI document (its URL carries a content hash) `options` were read from: not read again
     # while the hash stays
     schema_sources: dict[JobKind, str] = field(default_factory=dict)
+    # served job kind -> the names in its runtime catalogue (KindSpec.runtimes); absent: none, or not readable
+    runtimes: dict[JobKind, list[str]] = field(default_factory=dict)
 
     def version(self, group: str) -> str | None:
         return self.versions.get(group)
@@ -123,7 +125,24 @@ def read(get: Get, previous: Discovery | None = None, *, build_options: bool = T
         d.resources[f"{group}/{version}"] = served_plurals(get(f"/apis/{group}/{version}", {}))
     if build_options:
         _read_build_options(get, d, previous or Discovery())
+        _read_runtimes(get, d)
     return d
+
+
+def _read_runtimes(get: Get, d: Discovery) -> None:
+    """The names in each served kind's runtime catalogue (metadata only). Many accounts may not list the cluster's
+    runtimes; the kind then offers none by name and a request keeps the server's default."""
+    for spec in KINDS:
+        if spec.runtimes is None or not d.serves(spec.group, spec.plural) or not d.serves(spec.group, spec.runtimes):
+            continue
+        try:
+            listing = get(f"/apis/{spec.group}/{d.versions[spec.group]}/{spec.runtimes}", {})
+        except Exception as exc:  # refused or failing: not offered by name
+            log.debug("jupyter_accel: %s not readable: %s", spec.runtimes, exc)
+            continue
+        d.runtimes[spec.kind] = sorted(
+            str(n) for item in listing.get("items") or [] if (n := (item.get("metadata") or {}).get("name"))
+        )
 
 
 def _read_build_options(get: Get, d: Discovery, previous: Discovery) -> None:

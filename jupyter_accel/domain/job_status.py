@@ -398,6 +398,7 @@ def job_view(
         starts_by=queued_eta.at.isoformat().replace("+00:00", "Z") if queued_eta and queued_eta.at else None,
         accelerators=held,
         accelerators_requested=accelerators_requested(obj, known_accelerators),
+        progress=spec.progress(obj),
         pods=[pod_summary(p, spec) for p in pods],
         labels=labels,
     )

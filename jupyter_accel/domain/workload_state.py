@@ -2,8 +2,9 @@
 
 Conditions are read in the order that decides what the user should hear first: Finished, stopped at its time limit,
 deactivated, Evicted (preempted: by whom and why), Admitted/PodsReady, QuotaReserved, then the pending reason.
-Kueue 0.17's condition messages are the best "why" there is (its structured reasons come with newer Kueue), so
-known message shapes are parsed and anything else is passed through. workloads.py builds the views on this.
+Kueue's condition messages are the best "why" there is, so known message shapes are parsed and anything else is
+passed through; Kueue 0.19's tiered reasons (UnadmittedWorkloadsObservability: WaitingForQuota, ExceedsMaxQuota,
+NoMatchingFlavor, PendingEvaluation, ...) decide the reason where 0.17 said only "Pending". workloads.py builds the views on this.
 """
 
 from __future__ import annotations
@@ -144,6 +145,7 @@ _PENDING_REASONS = {
     "Inadmissible": "Cannot be admitted",
     "Misconfigured": "Cannot be admitted",
     "WaitingForQuota": "Waiting for quota in {where}",
+    "PendingEvaluation": "Waiting to be evaluated by Kueue",
     "Suspended": "The queue is stopped",
     "OnHold": "On hold",
     "AdmissionGated": "Held by an admission gate",

@@ -68,6 +68,8 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "HeadResources",
         "JobDetail",
         "JobLogs",
+        "JobMetric",
+        "JobProgress",
         "LogPod",
         "SecretRequest",
         "VolumeRequest",

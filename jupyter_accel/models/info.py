@@ -127,6 +127,11 @@ class JobKindInfo(Wire):
         None, description="The time limit a request of this kind gets when it sets none (None: no limit)."
     )
     default: bool = Field(False, description="The kind a launch form or magic offers first (exactly one is).")
+    runtimes: list[str] | None = Field(
+        None,
+        description="The runtimes the cluster offers to name in a request's `runtime` (TrainJob: its "
+        "ClusterTrainingRuntimes). None: the kind takes none, or this account may not list them.",
+    )
 
 
 class Permission(Wire):

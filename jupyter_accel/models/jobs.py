@@ -298,6 +298,21 @@ class PodSummary(Wire):
     tone: Tone = Field(Tone.neutral, description="The phase's tone, agreeing with the job statuses'; shown as given.")
 
 
+class JobMetric(Wire):
+    name: str
+    value: str = Field(description="As the training code reported it.")
+
+
+class JobProgress(Wire):
+    """How far a job's own code says it is (TrainJob: status.trainerStatus, written by Trainer's status server)."""
+
+    percent: int | None = Field(None, ge=0, le=100)
+    remaining_seconds: int | None = Field(None, ge=0, description="Its own estimate of the time left.")
+    metrics: list[JobMetric] = Field(default_factory=list)
+    updated: str | None = Field(None, description="RFC 3339: when the code last reported.")
+    text: str = Field(description="The numbers in one line, e.g. '50 % · about 2 min left · loss 0.41'.")
+
+
 class JobView(Wire):
     """One job of any kind, with its unified status."""
 
@@ -338,6 +353,7 @@ class JobView(Wire):
     )
     pods: list[PodSummary] = Field(default_factory=list)
     labels: dict[str, str] = Field(default_factory=dict)
+    progress: JobProgress | None = Field(None, description="What its code reports of its progress, where it does.")
 
 
 class JobsResponse(Wire):

@@ -13,7 +13,7 @@ import { extendJob } from './extend';
 import { chipIcon } from './icons';
 import { LogsView } from './components/logs';
 import { acceleratorsText, formatAge, kindLabel } from './present';
-import { StatusBadge } from './views';
+import { ProgressBar, StatusBadge } from './views';
 
 export interface IJobRef {
   kind: JobKind;
@@ -149,6 +149,17 @@ export function JobDetailView(props: {
           <StatusBadge job={job} /> {job.display.sentence}
           {position && <span> · {position}</span>}
         </div>
+        <ProgressBar job={job} />
+        {(job.progress?.metrics ?? []).length > 0 && (
+          <dl className="jp-accel-metrics" aria-label="Metrics">
+            {(job.progress?.metrics ?? []).map(m => (
+              <React.Fragment key={m.name}>
+                <dt>{m.name}</dt>
+                <dd>{m.value}</dd>
+              </React.Fragment>
+            ))}
+          </dl>
+        )}
         {job.display.warning && (
           <p className="jp-accel-tone-warn" role="note" aria-label="Warning">
             {job.display.warning}

@@ -25,6 +25,8 @@ export interface ILaunchForm {
   acceleratorCount: string;
   profile: string;
   queue: string;
+  /** A runtime of the cluster's catalogue ('' : the server's default). */
+  runtime: string;
   priority: string;
   /** Maximum run time in hours ('' : the server's default for the kind). */
   maxRunHours: string;
@@ -50,6 +52,7 @@ export function defaultForm(): ILaunchForm {
     acceleratorCount: '1',
     profile: '',
     queue: '',
+    runtime: '',
     priority: '',
     maxRunHours: ''
   };
@@ -133,6 +136,9 @@ export function buildRequest(
   if (form.image.trim()) {
     request.image = form.image.trim();
   }
+  if (form.runtime && shape.runtimes?.includes(form.runtime)) {
+    request.runtime = form.runtime;
+  }
   if (shape.program.length) {
     if (form.mode === 'script' && shape.program.includes('script')) {
       if (form.script.trim()) {
@@ -207,6 +213,7 @@ export function fieldForPath(
     case 'image':
     case 'workers':
     case 'queue':
+    case 'runtime':
       return head;
     case 'command':
     case 'entrypoint':

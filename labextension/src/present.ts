@@ -48,9 +48,15 @@ export function kindLabel(kind: JobKind | string): string {
 export function kindShape(kind: JobKind): {
   program: string[];
   minWorkers: number;
+  /** The runtimes the cluster offers this kind (TrainJob); null: none by name. */
+  runtimes: string[] | null;
 } {
   const info = registry.find(k => k.kind === kind);
-  return { program: info?.program ?? [], minWorkers: info?.min_workers ?? 0 };
+  return {
+    program: info?.program ?? [],
+    minWorkers: info?.min_workers ?? 0,
+    runtimes: info?.runtimes ?? null
+  };
 }
 
 /** One letter for compact lists. */

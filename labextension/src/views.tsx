@@ -13,7 +13,7 @@ import { LaunchForm } from './sections/launch';
 import { QueuesSection } from './sections/queues';
 import type { IClusterActions, SectionId } from './sections/types';
 
-export { StatusBadge } from './components/common';
+export { ProgressBar, StatusBadge } from './components/common';
 export { SECTION_TITLES } from './sections/types';
 export type { IClusterActions, SectionId } from './sections/types';
 

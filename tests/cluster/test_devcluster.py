@@ -176,7 +176,8 @@ def test_pytorchjob_waits_for_quota_then_runs_and_succeeds(api_admin, api_notebo
             return c and c["status"] == "False" and (w, c)
 
         wl, reserved = wait_for("PyTorchJob workload pending on quota", pending, timeout=30)
-        assert reserved["reason"] == "Pending"
+        # Kueue 0.19 with UnadmittedWorkloadsObservability (devcluster turns it on): the tiered reason
+        assert reserved["reason"] == "WaitingForQuota", reserved
         assert "insufficient quota" in reserved["message"].lower() or "couldn't assign" in reserved["message"]
         got = custom.get_namespaced_custom_object("kubeflow.org", "v1", ns, "pytorchjobs", ptj)
         assert got["spec"]["runPolicy"]["suspend"] is True

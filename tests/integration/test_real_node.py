@@ -11,6 +11,7 @@ import asyncio
 import json
 import time
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 from cluster_api import wait_for
@@ -404,3 +405,130 @@ async def test_a_connections_values_reach_the_job_and_never_an_answer_or_a_log_l
     finally:
         await api.call("DELETE", f"jobs/pytorch/{name}")
         admin_delete(admin_api, "v1", "Secret", conn, "team-a")
+
+
+# ---- Kubeflow Trainer v2: a TrainJob becomes a JobSet of indexed Jobs; Trainer's torch plugin injects PET_* -------
+TRAINER = pytest.mark.devcluster(needs=["jobset", "trainer-controller", "kueue"])
+
+# The RANKS rendezvous, on what Trainer injects (torchrun's PET_* variables; the image has no torch to read them).
+PET_RANKS = """
+import os, socket, time
+rank, world = int(os.environ["PET_NODE_RANK"]), int(os.environ["PET_NNODES"])
+addr, port = os.environ["PET_MASTER_ADDR"], int(os.environ["PET_MASTER_PORT"])
+print(f"NODE_RANK {rank} NNODES {world} MASTER {addr}", flush=True)
+if rank == 0:
+    server = socket.create_server(("", port))
+    server.settimeout(300)
+    joined = set()
+    while len(joined) < world - 1:
+        conn, _ = server.accept()
+        joined.add(conn.recv(16).decode())
+        conn.close()
+    time.sleep(3)
+    print(f"RANKS JOINED {' '.join(sorted(joined))}", flush=True)
+else:
+    deadline = time.monotonic() + 300
+    while True:
+        try:
+            with socket.create_connection((addr, port), timeout=5) as conn:
+                conn.sendall(str(rank).encode())
+            break
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(1)
+"""
+
+
+@TRAINER
+async def test_trainjob_runs_every_rank_from_what_trainer_injected(api, unique, image):
+    name = unique("tj")
+    code, out = await api.call("POST", "jobs", script_job("trainjob", name, image, PET_RANKS, workers=2))
+    assert code == 201, out
+    try:
+        body = await api.until(
+            "jobs", lambda b: (j := job_of(b, name)) and j["status"] in ("Succeeded", "Failed"), timeout=300
+        )
+        job = job_of(body, name)
+        assert job["status"] == "Succeeded", job
+        assert len(job["pods"]) == 2 and all(p["node"] == NODE for p in job["pods"]), job["pods"]
+        code, logs = await api.call("GET", f"jobs/trainjob/{name}/logs", all="true")
+        assert code == 200, logs
+        master = f"{name}-node-0-0.{name}"  # Trainer's headless-Service name of rank 0
+        assert f"NODE_RANK 0 NNODES 2 MASTER {master}" in logs, logs
+        assert f"NODE_RANK 1 NNODES 2 MASTER {master}" in logs, logs
+        assert "RANKS JOINED 1" in logs, logs  # rank 1 reached rank 0 over the pod network, by Trainer's DNS name
+    finally:
+        await api.call("DELETE", f"jobs/trainjob/{name}")
+
+
+@TRAINER
+async def test_a_trainjob_that_exits_3_is_named_while_its_runtime_restarts_it(api, unique, image):
+    """Trainer's torch runtime restarts a failed node in place (its Job's pods restart OnFailure, backoffLimit 6), and a
+    TrainJob cannot override that (runtimePatches take no restartPolicy): the job reads the exit code at once."""
+    name = unique("tjexit")
+    code, out = await api.call("POST", "jobs", script_job("trainjob", name, image, FAILS, workers=1))
+    assert code == 201, out
+    try:
+        body = await api.until(
+            "jobs", lambda b: (j := job_of(b, name)) and "(code 3)" in (j["reason"] or ""), timeout=240
+        )
+        job = job_of(body, name)
+        assert job["status"] in ("Starting", "Failed"), job
+        code, logs = await api.call("GET", f"jobs/trainjob/{name}/logs", all="true")
+        assert code == 200 and "shard 7 is corrupt" in logs, logs
+    finally:
+        await api.call("DELETE", f"jobs/trainjob/{name}")
+
+
+@TRAINER
+async def test_a_trainjob_suspends_resumes_and_deletes_through_kueue(devcluster, api, unique, image):
+    name = unique("tjhold")
+    code, out = await api.call("POST", "jobs", script_job("trainjob", name, image, HOLD, workers=1))
+    assert code == 201, out
+    try:
+        await api.until("jobs", lambda b: (j := job_of(b, name)) and j["status"] == "Running", timeout=180)
+        code, _ = await api.call("POST", f"jobs/trainjob/{name}/suspend")
+        assert code == 200
+        await api.until(
+            "jobs", lambda b: (j := job_of(b, name)) and j["status"] == "Suspended" and not j["pods"], timeout=120
+        )
+        wl = [w for w in devcluster.admin.get("/apis/kueue.x-k8s.io/v1beta2/namespaces/team-a/workloads")["items"]
+              if name in w["metadata"]["name"]]  # fmt: skip
+        assert wl and wl[0]["spec"].get("active") is False, wl  # stopped through Kueue, not behind its back
+        code, _ = await api.call("POST", f"jobs/trainjob/{name}/resume")
+        assert code == 200
+        await api.until("jobs", lambda b: (j := job_of(b, name)) and j["status"] == "Running", timeout=180)
+    finally:
+        await api.call("DELETE", f"jobs/trainjob/{name}")
+    await api.until("jobs", lambda b: job_of(b, name) is None, timeout=120)
+
+
+PROGRESS_EXAMPLE = Path(__file__).resolve().parents[2] / "examples/trainjob-progress/train.py"
+
+
+@TRAINER
+async def test_a_trainjob_reports_50_then_100_percent_through_trainers_status_server(api, unique, image):
+    """The example script POSTs to the status server Trainer names in its pods (through devcluster's relay); the
+    controller writes status.trainerStatus; the product shows it."""
+    name = unique("tjprog")
+    req = script_job("trainjob", name, image, PROGRESS_EXAMPLE.read_text(), workers=2)
+    code, out = await api.call("POST", "jobs", req)
+    assert code == 201, out
+    try:
+        body = await api.until(
+            "jobs", lambda b: (j := job_of(b, name)) and (j.get("progress") or {}).get("percent") == 50, timeout=240
+        )
+        half = job_of(body, name)
+        assert half["status"] == "Running", half
+        assert half["progress"]["text"].startswith("50 % · about 1m left · loss 0.5"), half["progress"]
+        body = await api.until(
+            "jobs", lambda b: (j := job_of(b, name)) and j["status"] in ("Succeeded", "Failed"), timeout=180
+        )
+        done = job_of(body, name)
+        assert done["status"] == "Succeeded" and done["progress"]["percent"] == 100, done
+        assert done["progress"]["metrics"] == [{"name": "loss", "value": "0.25"}], done["progress"]
+        code, logs = await api.call("GET", f"jobs/trainjob/{name}/logs", all="true")
+        assert "progress 100 % reported (200)" in logs and "rank 1 of 2" in logs, logs
+    finally:
+        await api.call("DELETE", f"jobs/trainjob/{name}")

@@ -88,6 +88,8 @@ def kind_info(spec: KindSpec, version: str | None) -> JobKindInfo:
         program=list(spec.program),
         min_workers=spec.min_workers,
         default=spec.default,
+        default_max_run_seconds=None,  # the admin's setting, filled in by the server (app.current_state)
+        runtimes=None,  # what the cluster offers, filled in from discovery
     )
 
 

@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ...models.jobs import JobKind, JobRequest, JobStatus, ScriptInterpreter
+from ...models.jobs import JobKind, JobProgress, JobRequest, JobStatus, ScriptInterpreter
 from ..builders.common import BuildContext
 from ..objects import condition, has_true, sentence
 from ..objects import field as get
@@ -73,6 +73,7 @@ class KindSpec:
     end_time: Callable[[Obj], str | None] = end_from_status
     suspend_patch: Callable[[bool], dict[str, Any]] = spec_suspend
     ray_cluster: Callable[[Obj], str | None] | None = None  # the RayCluster whose dashboard it has
+    progress: Callable[[Obj], JobProgress | None] = _none  # what its code reports of its progress, from the CR
     # the optional JobRequest fields it takes ("head" is the Ray head's resources), and the program fields of
     # which a request must give exactly one (none: it runs no program of its own)
     request_fields: frozenset[str] = frozenset()
@@ -88,6 +89,9 @@ class KindSpec:
     # cluster serves for the kind (None when it could not be read); the server puts the answer in
     # BuildContext.kind_options. None: the served version says all it needs
     build_options: Callable[[Obj | None], Mapping[str, Any]] | None = None
+    # the cluster-scoped catalogue, in the kind's own group, of what a request may name as its `runtime`
+    # (TrainJob: clustertrainingruntimes); discovery lists its names for /info and the launch form. None: no such
+    runtimes: str | None = None
 
     def __post_init__(self) -> None:
         if not self.versions:  # discovery would never choose a version: the kind would silently not be served

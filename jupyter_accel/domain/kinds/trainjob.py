@@ -5,6 +5,7 @@ from __future__ import annotations
 from ...models.jobs import JobKind, ScriptInterpreter
 from ..builders import trainjob as builder
 from ..objects import field
+from ..progress import trainer_progress
 from .pytorchjob import PYTORCH_IMAGE, TRAINING_FIELDS
 from .spec import KindSpec, Obj, end_from_conditions, terminal_from_conditions
 
@@ -48,4 +49,6 @@ SPEC = KindSpec(
     min_workers=1,
     default_image=PYTORCH_IMAGE,
     build_options=build_options,
+    progress=trainer_progress,
+    runtimes="clustertrainingruntimes",
 )

@@ -99,6 +99,7 @@ def jobs_blocks(m: Any) -> list[Block]:
             opt(j.queue),
             opt(j.display.place),
             opt(j.display.time_limit or j.display.eta),
+            opt(j.progress.text if j.progress else None),
             _gpus(j),
             opt(j.created),
         ]
@@ -106,7 +107,10 @@ def jobs_blocks(m: Any) -> list[Block]:
     ]
     out.append(
         Table(
-            ["kind", "name", "status", "reason", "queue", "in line", "time", "accelerators held/asked", "created"],
+            [
+                *("kind", "name", "status", "reason", "queue", "in line", "time", "progress"),
+                *("accelerators held/asked", "created"),
+            ],
             rows,
             empty="No jobs.",
         )
@@ -119,6 +123,7 @@ def job_blocks(j: Any) -> list[Block]:
         Heading(f"{enum_text(j.kind)} {j.name}: {j.display.label}", tone=enum_text(j.display.tone)),
         Para(j.display.sentence),
         *([Para(t) for t in (j.display.warning, j.display.eta, j.display.time_limit) if t]),
+        *([Para(f"Progress: {j.progress.text}")] if j.progress else []),
         *([Para(f"Kueue: {j.display.detail}", muted=True)] if j.display.detail else []),
     ]
     # the heading names the job as the magics take it (kind and name); the facts say what the kind is called

@@ -36,6 +36,8 @@ class JobMonitor(LiveBox):
         self.client = client or AccelClient()
         self.kind, self.name, self.tail = kind, name, tail
         self.status_html = w.HTML()
+        # what the job's code reports (TrainJob trainerStatus); hidden until it reports a percentage
+        self.progress = w.IntProgress(value=0, min=0, max=100, layout=w.Layout(display="none", width="100%"))
         self.logs = w.Textarea(
             value="", disabled=True, layout=w.Layout(width="100%", height="12em"), placeholder="(no log output yet)"
         )
@@ -47,7 +49,7 @@ class JobMonitor(LiveBox):
         self._lock = threading.Lock()
         self._live = live
         self._log_follow: LogFollower | None = None
-        super().__init__([self.status_html, self.logs, self.delete_button], **kwargs)
+        super().__init__([self.status_html, self.progress, self.logs, self.delete_button], **kwargs)
         self.delete_button.on_click(lambda _: self.delete())
         self.refresh()
         if live and not self.ended.is_set():
@@ -75,6 +77,7 @@ class JobMonitor(LiveBox):
                 return
             self.status_html.value = model_html(self.detail, self.client.kinds())
             job = self.detail.job
+            self._show_progress(job.progress)
             status = str(job.status)
             if self._live and status == "Running":
                 if not self.following_logs:
@@ -86,6 +89,14 @@ class JobMonitor(LiveBox):
             self._show_log_tail()
             if job.display.finished:
                 self._end()
+
+    def _show_progress(self, progress: Any) -> None:
+        if progress is None or progress.percent is None:
+            self.progress.layout.display = "none"
+            return
+        self.progress.value = progress.percent
+        self.progress.description = f"{progress.percent} %"
+        self.progress.layout.display = ""
 
     def _show_log_tail(self) -> None:
         if not (self.detail and self.detail.job.pods):

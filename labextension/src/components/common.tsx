@@ -123,6 +123,38 @@ export function visibilityDetail(message: string | null | undefined): string {
     : '.';
 }
 
+/** What a job's own code reports of its progress (TrainJob's trainerStatus): a bar and the server's line. */
+export function ProgressBar(props: { job: JobView }): JSX.Element | null {
+  const progress = props.job.progress;
+  if (!progress) {
+    return null;
+  }
+  const percent = progress.percent ?? null;
+  return (
+    <div className="jp-accel-progress" data-percent={percent ?? undefined}>
+      {percent !== null && (
+        <div
+          className="jp-accel-bar jp-accel-bar-small"
+          role="progressbar"
+          aria-label={`Progress of ${props.job.name}`}
+          aria-valuemin={0}
+          aria-valuemax={100}
+          aria-valuenow={percent}
+          title={progress.text}
+        >
+          <span
+            className="jp-accel-bar-seg jp-accel-bar-used"
+            style={{ width: `${percent}%` }}
+          />
+        </div>
+      )}
+      <span className="jp-accel-muted jp-accel-progress-text">
+        {progress.text}
+      </span>
+    </div>
+  );
+}
+
 export function Bar(props: { bar: IBar; className?: string }): JSX.Element {
   const { bar } = props;
   return (

@@ -1088,6 +1088,12 @@ export interface components {
              */
             roles: string[];
             /**
+             * Runtimes
+             * @description The runtimes the cluster offers to name in a request's `runtime` (TrainJob: its ClusterTrainingRuntimes). None: the kind takes none, or this account may not list them.
+             * @default null
+             */
+            runtimes: string[] | null;
+            /**
              * Served
              * @description The cluster serves its API (its operator's CRD is installed).
              */
@@ -1117,6 +1123,46 @@ export interface components {
              * @default null
              */
             sentence: string | null;
+        };
+        /** JobMetric */
+        JobMetric: {
+            /** Name */
+            name: string;
+            /**
+             * Value
+             * @description As the training code reported it.
+             */
+            value: string;
+        };
+        /**
+         * JobProgress
+         * @description How far a job's own code says it is (TrainJob: status.trainerStatus, written by Trainer's status server).
+         */
+        JobProgress: {
+            /** Metrics */
+            metrics?: components["schemas"]["JobMetric"][];
+            /**
+             * Percent
+             * @default null
+             */
+            percent: number | null;
+            /**
+             * Remaining Seconds
+             * @description Its own estimate of the time left.
+             * @default null
+             */
+            remaining_seconds: number | null;
+            /**
+             * Text
+             * @description The numbers in one line, e.g. '50 % · about 2 min left · loss 0.41'.
+             */
+            text: string;
+            /**
+             * Updated
+             * @description RFC 3339: when the code last reported.
+             * @default null
+             */
+            updated: string | null;
         };
         /**
          * JobRequest
@@ -1389,6 +1435,11 @@ export interface components {
              * @default null
              */
             priority_class: string | null;
+            /**
+             * @description What its code reports of its progress, where it does.
+             * @default null
+             */
+            progress: components["schemas"]["JobProgress"] | null;
             /**
              * Queue
              * @default null

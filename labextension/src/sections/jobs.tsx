@@ -4,7 +4,12 @@ import * as React from 'react';
 import type { JobScope, JobView } from '../api';
 import { IResource, jobKey } from '../cluster';
 import { acceleratorsText, formatAge, kindBadge, kindLabel } from '../present';
-import { NotVisible, ResourceState, StatusBadge } from '../components/common';
+import {
+  NotVisible,
+  ProgressBar,
+  ResourceState,
+  StatusBadge
+} from '../components/common';
 import { useRenderTiming } from '../components/timing';
 import { IClusterActions } from './types';
 
@@ -187,6 +192,7 @@ function JobRow(props: {
         {job.display.sentence}
         {position && <span className="jp-accel-position"> · {position}</span>}
       </div>
+      <ProgressBar job={job} />
       {job.display.warning && (
         <div className="jp-accel-tone-warn jp-accel-job-warning" role="note">
           {job.display.warning}

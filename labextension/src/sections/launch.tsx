@@ -148,6 +148,7 @@ export function LaunchForm(props: {
   };
 
   const queues = model.queues.data?.queues ?? [];
+  const runtimes = kindShape(form.kind).runtimes;
   const profiles = (model.profiles.data?.profiles ?? []).filter(p => p.enabled);
   const types = model.inventory.data?.accelerator_names ?? [];
   const typeOptions = types.includes(form.acceleratorType)
@@ -298,6 +299,21 @@ export function LaunchForm(props: {
             {profiles.map(p => (
               <option key={p.name} value={p.name}>
                 {p.display_name}
+              </option>
+            ))}
+          </select>
+        </Field>
+      )}
+      {runtimes && runtimes.length > 0 && (
+        <Field label="Training runtime" {...field('runtime')}>
+          <select
+            value={form.runtime}
+            onChange={e => update({ runtime: e.target.value })}
+          >
+            <option value="">Default</option>
+            {runtimes.map(r => (
+              <option key={r} value={r}>
+                {r}
               </option>
             ))}
           </select>
