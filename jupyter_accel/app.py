@@ -279,6 +279,7 @@ class AccelApp(ExtensionApp):
             if time.monotonic() - self._probed_at > PROBE_TTL and self.session.api_client is not None:
                 await asyncio.get_running_loop().run_in_executor(None, self.session.probe)
                 self._probed_at = time.monotonic()
+        from .domain.compat import compatibility
         from .domain.kinds import KINDS, kind_info
         from .domain.presentation import connection_look
 
@@ -302,6 +303,7 @@ class AccelApp(ExtensionApp):
                 **{name: d.version(group) for name, group in models.ApiAvailability.groups().items()}
             )
             caps.permissions = list(hub.permissions)
+            caps.compatibility = compatibility(d.versions, d.serves, d.options)
         caps.kinds = [
             kind_info(s, served.get(s.kind)).model_copy(
                 update={"default_max_run_seconds": limits.default_limit(s.kind), "runtimes": runtimes.get(s.kind)}

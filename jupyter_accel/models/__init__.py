@@ -35,6 +35,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "info": (
         "ApiAvailability",
         "Capabilities",
+        "Compatibility",
         "ClusterReads",
         "ClusterReadsSource",
         "Connection",

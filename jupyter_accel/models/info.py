@@ -143,6 +143,16 @@ class Permission(Wire):
     reason: str | None = None
 
 
+class Compatibility(Wire):
+    """What this server can tell of the cluster's stack from what it serves, in plain words (domain/compat.py)."""
+
+    served: list[str] = Field(default_factory=list, description="Each API this product reads, as served, e.g. "
+                              "'Kueue: kueue.x-k8s.io/v1beta2'.")  # fmt: skip
+    features: list[str] = Field(default_factory=list, description="What the served APIs show is available.")
+    deprecated: list[str] = Field(default_factory=list, description="Deprecated APIs this product would use.")
+    missing: list[str] = Field(default_factory=list, description="What will not work here, and why.")
+
+
 class Capabilities(Wire):
     apis: ApiAvailability = Field(default_factory=ApiAvailability)
     permissions: list[Permission] = Field(default_factory=list)
@@ -152,6 +162,9 @@ class Capabilities(Wire):
     )
     kinds: list[JobKindInfo] = Field(
         default_factory=list, description="Every job kind this server knows, served by the cluster or not."
+    )
+    compatibility: Compatibility | None = Field(
+        None, description="The served stack in plain words (`%accel doctor`); None until connected."
     )
 
 

@@ -20,6 +20,7 @@ from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 
 from .client import JOB_KINDS, AccelClient, AccelError
 from .display import Para, View, blocks
+from .display.cluster_views import doctor_blocks
 from .requests import DEFAULT_GPU_TYPE, job_request, parse_data, parse_duration, parse_env
 
 WAIT_POLL = 2.0  # seconds between status polls while --wait waits for pods
@@ -115,6 +116,7 @@ def _accel_parser() -> _Parser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
     sub.add_parser("info", help="server version, Kubernetes connection and capabilities")
+    sub.add_parser("doctor", help="what the cluster's served stack supports, what is deprecated, what will not work")
     sub.add_parser("gpus", help="accelerators per model")
     nodes = sub.add_parser("nodes", help="nodes with accelerators, a page at a time")
     nodes.add_argument("--model", default=None, help="only nodes of this model (its name or key, as gpus lists)")
@@ -215,6 +217,8 @@ class AccelMagics(Magics):
         cmd = args.command
         if cmd == "info":
             return View(c.info())
+        if cmd == "doctor":
+            return View(c.info(), renderer=doctor_blocks)
         if cmd == "gpus":
             inventory = c.inventory()
             few = c.few_inventory_nodes(inventory)

@@ -532,3 +532,16 @@ async def test_a_trainjob_reports_50_then_100_percent_through_trainers_status_se
         assert "progress 100 % reported (200)" in logs and "rank 1 of 2" in logs, logs
     finally:
         await api.call("DELETE", f"jobs/trainjob/{name}")
+
+
+@TRAINER
+async def test_info_lists_the_clusters_training_runtimes_and_its_stack(api):
+    """As the notebook user: the runtimes (readable to every notebook user, as Kubeflow platforms grant) and the
+    compatibility report of devcluster's stack."""
+    info = await api.get("info")
+    trainjob = next(k for k in info["capabilities"]["kinds"] if k["kind"] == "trainjob")
+    assert trainjob["runtimes"] == ["torch-distributed"], trainjob
+    report = info["capabilities"]["compatibility"]
+    assert "Kueue: kueue.x-k8s.io/v1beta2" in report["served"], report
+    assert "TrainJob progress from status.trainerStatus (Trainer 2.2 or later)" in report["features"], report
+    assert report["missing"] == [], report  # devcluster serves everything the product uses

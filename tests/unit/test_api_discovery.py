@@ -19,7 +19,9 @@ from jupyter_accel.cluster.discovery import (
     served_plurals,
 )
 from jupyter_accel.domain.builders.trainjob import POD_OVERRIDES
+from jupyter_accel.domain.compat import compatibility
 from jupyter_accel.domain.kinds import GROUP_VERSIONS, KINDS, spec_for
+from jupyter_accel.domain.kinds.trainjob import TRAINER_STATUS
 from jupyter_accel.models import ApiAvailability, JobKind
 
 TRAINJOB = spec_for(JobKind.trainjob)
@@ -70,10 +72,14 @@ def resources(*names: str) -> dict[str, Any]:
 
 
 # what Trainer 2.1 and 2.2 publish for TrainJob in /openapi/v3/apis/trainer.kubeflow.org/v1alpha1 (trimmed)
-def trainjob_doc(*spec_fields: str) -> dict[str, Any]:
+def trainjob_doc(*spec_fields: str, progress: bool = False) -> dict[str, Any]:
+    status = {"trainerStatus": {"type": "object"}} if progress else {"jobsStatus": {"type": "array"}}
     schema = {
         "type": "object",
-        "properties": {"spec": {"type": "object", "properties": {f: {"type": "array"} for f in spec_fields}}},
+        "properties": {
+            "spec": {"type": "object", "properties": {f: {"type": "array"} for f in spec_fields}},
+            "status": {"type": "object", "properties": status},
+        },
         "x-kubernetes-group-version-kind": [
             {"group": "trainer.kubeflow.org", "kind": "TrainJob", "version": "v1alpha1"}
         ],
@@ -82,7 +88,7 @@ def trainjob_doc(*spec_fields: str) -> dict[str, Any]:
 
 
 TRAINER_2_1 = trainjob_doc("runtimeRef", "trainer", "podTemplateOverrides")
-TRAINER_2_2 = trainjob_doc("runtimeRef", "trainer", "runtimePatches")
+TRAINER_2_2 = trainjob_doc("runtimeRef", "trainer", "runtimePatches", progress=True)
 TRAINER_PATH = "/openapi/v3/apis/trainer.kubeflow.org/v1alpha1"
 
 
@@ -202,11 +208,12 @@ def test_trainjob_pod_overrides_follow_the_served_schema():
     options = TRAINJOB.build_options
     assert options is not None
     schema = trainjob_doc("podTemplateOverrides")["components"]["schemas"]["org.kubeflow.trainer.v1alpha1.TrainJob"]
-    assert options(schema) == {POD_OVERRIDES: "podTemplateOverrides"}  # Trainer 2.1 (RHOAI 3.x)
-    schema = trainjob_doc("runtimePatches")["components"]["schemas"]["org.kubeflow.trainer.v1alpha1.TrainJob"]
-    assert options(schema) == {POD_OVERRIDES: "runtimePatches"}  # 2.2+
-    assert options(None) == {POD_OVERRIDES: "runtimePatches"}  # not known: the current shape
-    assert options({"type": "object"}) == {POD_OVERRIDES: "runtimePatches"}
+    # Trainer 2.1 (RHOAI 3.x): no trainerStatus either
+    assert options(schema) == {POD_OVERRIDES: "podTemplateOverrides", TRAINER_STATUS: "absent"}
+    schema = TRAINER_2_2["components"]["schemas"]["org.kubeflow.trainer.v1alpha1.TrainJob"]
+    assert options(schema) == {POD_OVERRIDES: "runtimePatches", TRAINER_STATUS: "served"}  # 2.2+
+    assert options(None) == {POD_OVERRIDES: "runtimePatches"}  # not known: the current shape, progress unknown
+    assert options({"type": "object"}) == {POD_OVERRIDES: "runtimePatches", TRAINER_STATUS: "absent"}
     assert all(s.build_options is None for s in KINDS if s is not TRAINJOB)
 
 
@@ -217,7 +224,7 @@ def test_read_gives_trainjob_the_options_of_the_served_trainer_and_reads_a_schem
     )
     served["hash"] = "H21"
     first = read(get)
-    assert first.build_options(JobKind.trainjob) == {POD_OVERRIDES: "podTemplateOverrides"}
+    assert first.build_options(JobKind.trainjob) == {POD_OVERRIDES: "podTemplateOverrides", TRAINER_STATUS: "absent"}
     assert first.build_options(JobKind.pytorch) == {}
     assert (TRAINER_PATH, {"hash": "H21"}) in get.calls
     get.calls.clear()
@@ -226,7 +233,7 @@ def test_read_gives_trainjob_the_options_of_the_served_trainer_and_reads_a_schem
     assert ("/openapi/v3", {}) in get.calls
     served.update(hash="H22", doc=TRAINER_2_2)  # Trainer upgraded: the document's hash changes
     upgraded = read(get, again)
-    assert upgraded.build_options(JobKind.trainjob) == {POD_OVERRIDES: "runtimePatches"}
+    assert upgraded.build_options(JobKind.trainjob) == {POD_OVERRIDES: "runtimePatches", TRAINER_STATUS: "served"}
     assert upgraded != again  # the hub sees a change and rebuilds its info
 
 
@@ -251,3 +258,45 @@ def test_no_schema_is_read_when_no_kind_needs_one():
     get = Recorded(cluster(**{"/openapi/v3": openapi_index("H"), TRAINER_PATH: TRAINER_2_2}))
     assert read(get, build_options=False).options == {}  # a read service's hub builds no jobs
     assert not any(path.startswith("/openapi") for path, _ in get.calls)
+
+
+def test_runtimes_are_listed_by_name_where_readable():
+    get = Recorded(cluster(**{
+        "/apis/trainer.kubeflow.org/v1alpha1/clustertrainingruntimes": {
+            "items": [{"metadata": {"name": "torch-distributed"}}, {"metadata": {"name": "deepspeed-distributed"}}]
+        }
+    }))  # fmt: skip
+    assert read(get).runtimes == {JobKind.trainjob: ["deepspeed-distributed", "torch-distributed"]}
+    assert read(Recorded(cluster())).runtimes == {}  # refused (here: no answer): offered by no name
+
+
+def test_the_compatibility_report_of_a_current_stack():
+    get = Recorded(cluster(**{"/openapi/v3": openapi_index("H22"), TRAINER_PATH: TRAINER_2_2}))
+    d = read(get)
+    report = compatibility(d.versions, d.serves, d.options)
+    assert "Kueue: kueue.x-k8s.io/v1beta2" in report.served
+    assert "TrainJob: trainer.kubeflow.org/v1alpha1" in report.served
+    assert "TrainJob progress from status.trainerStatus (Trainer 2.2 or later)" in report.features
+    assert "places in line from Kueue's visibility API" in report.features
+    assert [d for d in report.deprecated if d.startswith("PyTorchJob")]  # the Training Operator is served
+    assert report.missing == []
+
+
+def test_the_compatibility_report_of_an_older_stack_says_what_will_not_work():
+    answers = cluster(**{"/openapi/v3": openapi_index("H21"), TRAINER_PATH: TRAINER_2_1})
+    answers["/apis"] = {
+        "groups": [
+            g if g["name"] != "kueue.x-k8s.io" else {**g, "versions": [{"version": "v1beta1"}]}
+            for g in APIS["groups"]
+            if g["name"] not in ("ray.io", "visibility.kueue.x-k8s.io", "infrastructure.opendatahub.io")
+        ]
+    }
+    answers["/apis/kueue.x-k8s.io/v1beta1"] = resources("localqueues", "clusterqueues", "workloads")
+    d = read(Recorded(answers))
+    report = compatibility(d.versions, d.serves, d.options)
+    assert any(x.startswith("Kueue serves only its v1beta1 API") for x in report.deprecated), report
+    assert any(x.startswith("TrainJob's podTemplateOverrides (Trainer 2.1)") for x in report.deprecated), report
+    assert "Ray cluster is not offered: KubeRay is not installed" in report.missing, report.missing
+    assert "Kueue's visibility API is not served: a queued job's place in line is unknown" in report.missing
+    assert "TrainJob progress: the served Trainer has no status.trainerStatus (needs 2.2)" in report.missing
+    assert "Hardware profiles are not served: requests name devices directly" in report.missing

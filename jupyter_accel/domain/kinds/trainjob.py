@@ -17,13 +17,20 @@ def running(obj: Obj) -> bool:
     )
 
 
+TRAINER_STATUS = "trainer_status"  # build_options key: does the served TrainJob have status.trainerStatus
+
+
 def build_options(schema: Obj | None) -> dict[str, str]:
     """Where pod-level settings go on the cluster's Trainer. 2.1 and 2.2+ both serve v1alpha1, so discovery cannot
     tell; the served TrainJob schema can: 2.1 (RHOAI 3.x) has spec.podTemplateOverrides, 2.2 replaced it with
     spec.runtimePatches. A schema that shows neither, or none read: the current shape."""
     served = field(schema, "properties", "spec", "properties") or {}
     old = builder.POD_TEMPLATE_OVERRIDES in served and builder.RUNTIME_PATCHES not in served
-    return {builder.POD_OVERRIDES: builder.POD_TEMPLATE_OVERRIDES if old else builder.RUNTIME_PATCHES}
+    options = {builder.POD_OVERRIDES: builder.POD_TEMPLATE_OVERRIDES if old else builder.RUNTIME_PATCHES}
+    if schema is not None:  # Trainer >= 2.2 has status.trainerStatus (progress); the compatibility report says so
+        status = field(schema, "properties", "status", "properties") or {}
+        options[TRAINER_STATUS] = "served" if "trainerStatus" in status else "absent"
+    return options
 
 
 SPEC = KindSpec(

@@ -6,7 +6,7 @@ text writer render every block, so a model's layout is written once for both out
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,10 +38,11 @@ class View:
     model: Any
     extra: list[Block] = field(default_factory=list)
     kinds: Sequence[Any] = ()
+    renderer: Callable[[Any], list[Block]] | None = None  # another view of the model than its class's
 
     def blocks(self) -> list[Block]:
         with job_kinds.shown_with(self.kinds):
-            return blocks(self.model) + self.extra
+            return (self.renderer or blocks)(self.model) + self.extra
 
     def _repr_html_(self) -> str:
         return to_html(self.blocks())

@@ -46,6 +46,24 @@ def info_blocks(m: Any) -> list[Block]:
     return out
 
 
+def doctor_blocks(m: Any) -> list[Block]:
+    """`%accel doctor`: the connection, then the compatibility report of the served stack (InfoResponse)."""
+    out: list[Block] = [Heading("jupyter-accel doctor"), *_connection_head(m.connection)]
+    report = m.capabilities.compatibility
+    if report is None:
+        return [*out, Para("Not connected: nothing is known of the cluster's stack.", muted=True)]
+    for caption, items, tone in (
+        ("What will not work here", report.missing, "warn"),
+        ("Deprecated APIs in use", report.deprecated, "warn"),
+        ("Available", report.features, None),
+        ("Served APIs", report.served, None),
+    ):
+        if items:
+            out.append(Heading(caption, tone=tone))
+            out += [Para(f"• {item}") for item in items]
+    return out
+
+
 def _connection_table(c: Any) -> list[Block]:
     return [
         Table(

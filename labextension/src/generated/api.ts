@@ -490,6 +490,11 @@ export interface components {
         Capabilities: {
             apis?: components["schemas"]["ApiAvailability"];
             /**
+             * @description The served stack in plain words (`%accel doctor`); None until connected.
+             * @default null
+             */
+            compatibility: components["schemas"]["Compatibility"] | null;
+            /**
              * Kinds
              * @description Every job kind this server knows, served by the cluster or not.
              */
@@ -565,6 +570,32 @@ export interface components {
          * @enum {string}
          */
         ClusterReadsSource: "api-server" | "read-service";
+        /**
+         * Compatibility
+         * @description What this server can tell of the cluster's stack from what it serves, in plain words (domain/compat.py).
+         */
+        Compatibility: {
+            /**
+             * Deprecated
+             * @description Deprecated APIs this product would use.
+             */
+            deprecated?: string[];
+            /**
+             * Features
+             * @description What the served APIs show is available.
+             */
+            features?: string[];
+            /**
+             * Missing
+             * @description What will not work here, and why.
+             */
+            missing?: string[];
+            /**
+             * Served
+             * @description Each API this product reads, as served, e.g. 'Kueue: kueue.x-k8s.io/v1beta2'.
+             */
+            served?: string[];
+        };
         /** Connection */
         Connection: {
             /**

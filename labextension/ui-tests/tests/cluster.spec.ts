@@ -5,6 +5,7 @@
  */
 import { expect, IJupyterLabPageFixture, test } from '@jupyterlab/galata';
 import { Locator } from '@playwright/test';
+import * as fs from 'fs';
 import * as path from 'path';
 
 const PANEL_ID = 'jupyter-accel-panel';
@@ -406,5 +407,60 @@ test('opens the real Ray dashboard of a cluster on the real node from its detail
     await dashboard.close();
   } finally {
     await page.request.delete(`/accel/v1/jobs/ray-cluster/${name}`);
+  }
+});
+
+test('shows the progress a TrainJob reports as a bar with its numbers', async ({
+  page
+}) => {
+  const image = process.env.JA_NODE_IMAGE;
+  test.skip(!image, 'devcluster runs no real node (it needs root)');
+  test.setTimeout(300_000);
+  // the example's script POSTs 50 % after one step and 100 % after the second to Trainer's status server
+  const script = fs.readFileSync(
+    path.resolve(
+      __dirname,
+      '..',
+      '..',
+      '..',
+      'examples',
+      'trainjob-progress',
+      'train.py'
+    ),
+    'utf8'
+  );
+  const name = `prog-${Date.now().toString(36)}`;
+  const created = await page.request.post('/accel/v1/jobs', {
+    data: {
+      kind: 'trainjob',
+      name,
+      image,
+      queue: process.env.JA_NODE_QUEUE || 'real-node',
+      workers: 2,
+      cpu: '500m',
+      memory: '1Gi',
+      script: { text: script, interpreter: 'python' }
+    }
+  });
+  expect(created.status(), await created.text()).toBe(201);
+  try {
+    const panel = await openPanel(page);
+    const row = section(panel, 'My jobs').locator(`[data-job="${name}"]`);
+    const bar = row.getByRole('progressbar', { name: `Progress of ${name}` });
+    await expect(bar).toHaveAttribute('aria-valuenow', '50', {
+      timeout: 240_000
+    });
+    await expect(row.locator('.jp-accel-progress-text')).toContainText(
+      '50 % · about 1m left · loss 0.5'
+    );
+    await shoot(page, 'trainjob-progress', row);
+    await expect(bar).toHaveAttribute('aria-valuenow', '100', {
+      timeout: 120_000
+    });
+    await expect(row).toHaveAttribute('data-status', 'Succeeded', {
+      timeout: 120_000
+    });
+  } finally {
+    await page.request.delete(`/accel/v1/jobs/trainjob/${name}`);
   }
 });
