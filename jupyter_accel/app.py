@@ -5,8 +5,9 @@ from __future__ import annotations
 import asyncio
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from jupyter_server.extension.application import ExtensionApp
 from jupyter_server.utils import url_path_join
@@ -97,7 +98,7 @@ class AccelApp(ExtensionApp):
 
         self.session = ClusterSession(self.accel_config)
         self.idle_watch = IdleWatch(self.accel_config.idle_warning_seconds)
-        self.idle_watch.start(self._idle_round, self.is_read)
+        self.idle_watch.start(self._idle_round, self.is_read, self._ray_tasks_round)
         self.views = Views()
         self.inventory = Inventory(self.registry)
         self.broadcaster = Broadcaster(
@@ -207,17 +208,26 @@ class AccelApp(ExtensionApp):
     def _idle_round(self) -> None:
         """One round of the idle Ray cluster check (services/idle.py), in its thread: each interactive cluster
         holding accelerators is asked through the API server's service proxy what it runs."""
-        from .cluster import rest
         from .services.idle import candidates
+
+        self._dashboard_round(lambda hub, fetch: self.idle_watch.poll(candidates(self.jobs_service(hub)), fetch))
+
+    def _ray_tasks_round(self) -> None:
+        """One round of running RayJobs' task counts (services/idle.py), in the same thread."""
+        from .services.idle import running_ray_jobs
+
+        self._dashboard_round(
+            lambda hub, fetch: self.idle_watch.poll_tasks(running_ray_jobs(self.jobs_service(hub)), fetch)
+        )
+
+    def _dashboard_round(self, poll: Callable[[Any, Callable[[str, Any], Any]], None]) -> None:
+        from .cluster import rest
 
         hub = self.hub
         if hub is None:
             return
         timeout = self.accel_config.request_timeout
-        self.idle_watch.poll(
-            candidates(self.jobs_service(hub)),
-            lambda path, query: rest.request(hub.api, "GET", path, query=query, timeout=timeout),
-        )
+        poll(hub, lambda path, query: rest.request(hub.api, "GET", path, query=query, timeout=timeout))
 
     def job_settings(self) -> JobSettings:
         from .services.ports import JobSettings

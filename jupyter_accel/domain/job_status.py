@@ -14,7 +14,7 @@ from decimal import Decimal
 from typing import Any
 
 from ..models.fit import PendingAhead
-from ..models.jobs import JobKind, JobStatus, JobView, PodSummary
+from ..models.jobs import JobKind, JobProgress, JobStatus, JobView, PodSummary
 from . import labels as L
 from .builders import pod_sets
 from .builders.common import is_accelerator
@@ -326,6 +326,7 @@ def job_view(
     reading: Reading | None = None,
     idle_since: datetime | None = None,
     idle_after: int = 0,
+    progress: JobProgress | None = None,
 ) -> JobView:
     """The JobView of a job CR. `pods`: its pods (select_pods); `position`: from the visibility API.
 
@@ -336,7 +337,8 @@ def job_view(
     workloads before a queued job that compete with it (kept only while it is queued and can start as sized);
     reading: what its Workload's sentence reads besides the Workload, the same as /workloads passes;
     idle_since / idle_after: since when its Ray cluster runs nothing (services/idle.py), and after how long that
-    is worth a warning while it holds accelerators.
+    is worth a warning while it holds accelerators; progress: what its Ray cluster reports of it (a RayJob's
+    tasks), where the CR itself says nothing (KindSpec.progress).
     """
     spec = _spec(obj)
     meta = obj.get("metadata") or {}
@@ -398,7 +400,7 @@ def job_view(
         starts_by=queued_eta.at.isoformat().replace("+00:00", "Z") if queued_eta and queued_eta.at else None,
         accelerators=held,
         accelerators_requested=accelerators_requested(obj, known_accelerators),
-        progress=spec.progress(obj),
+        progress=spec.progress(obj) or (progress if status is JobStatus.running else None),
         pods=[pod_summary(p, spec) for p in pods],
         labels=labels,
     )

@@ -2,7 +2,8 @@
 
 Kubeflow Trainer (2.2+, gate TrainJobStatus) lets training code POST its progress to the controller's status server,
 which writes it to the TrainJob's status.trainerStatus: progressPercentage, estimatedRemainingSeconds, metrics
-(name/value strings) and lastUpdatedTime. Nothing here guesses progress from logs or time.
+(name/value strings) and lastUpdatedTime. A RayJob's is what its Ray cluster counts: the tasks ended of those
+submitted so far (services/idle.py asks the dashboard). Nothing here guesses progress from logs or time.
 """
 
 from __future__ import annotations
@@ -54,4 +55,17 @@ def trainer_progress(obj: Mapping[str, Any]) -> JobProgress | None:
         metrics=metrics,
         updated=status.get("lastUpdatedTime"),
         text=progress_text(percent, remaining, metrics),
+    )
+
+
+def ray_task_progress(counts: tuple[int, int] | None) -> JobProgress | None:
+    """A running RayJob's tasks, (ended, submitted so far) from its Ray dashboard; None before its first task."""
+    if counts is None or counts[1] <= 0:
+        return None
+    ended, total = counts
+    return JobProgress(
+        percent=min(100, 100 * ended // total),
+        remaining_seconds=None,
+        updated=None,
+        text=f"{ended} of {total} Ray tasks ended (of those submitted so far)",
     )

@@ -56,6 +56,20 @@ def ray_activity(
     return bool(parts), ", ".join(parts) if parts else "no Ray job, task or actor"
 
 
+def task_counts(tasks: Any) -> tuple[int, int] | None:
+    """(ended, all) tasks of a task summary answer; None when it has an unknown shape. Ray counts only the tasks
+    submitted so far: a driver that submits more later makes `all` grow."""
+    summary = field(tasks, "data", "result", "result", "node_id_to_summary", "cluster", "summary")
+    if not isinstance(summary, Mapping):
+        return None
+    ended = total = 0
+    for entry in summary.values():
+        for state, n in ((entry or {}).get("state_counts") or {}).items():
+            total += int(n)
+            ended += int(n) if state in _ENDED_TASK else 0
+    return ended, total
+
+
 def idle_warning(held: Mapping[str, int], since: datetime | None, now: datetime, after: int) -> str | None:
     """'Holds 2 nvidia.com/gpu and has run nothing for 16m (no Ray job, task or actor); suspend it to give them
     back.' once it has run nothing for `after` seconds; None before, or when it holds no accelerator."""

@@ -116,6 +116,8 @@ def _accel_parser() -> _Parser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
     sub.add_parser("info", help="server version, Kubernetes connection and capabilities")
+    connect = sub.add_parser("connect", help="point Ray's job tools in this kernel at your running Ray cluster NAME")
+    connect.add_argument("name")
     sub.add_parser("doctor", help="what the cluster's served stack supports, what is deprecated, what will not work")
     sub.add_parser("gpus", help="accelerators per model")
     nodes = sub.add_parser("nodes", help="nodes with accelerators, a page at a time")
@@ -176,6 +178,12 @@ def _job_parser() -> _Parser:
         default=None,
         help="a folder (e.g. your project) to run the cell in: the server packs it, the pods unpack it and run there",
     )
+    parser.add_argument(
+        "--cluster",
+        default=None,
+        metavar="NAME",
+        help="run the cell on your running Ray cluster NAME as a Ray job (the job options do not apply)",
+    )
     parser.add_argument("--wait", action="store_true", help="block, streaming the logs until the job ends")
     parser.add_argument("--timeout", type=float, default=None, help="with --wait: give up waiting after SECONDS")
     return parser
@@ -217,6 +225,10 @@ class AccelMagics(Magics):
         cmd = args.command
         if cmd == "info":
             return View(c.info())
+        if cmd == "connect":
+            from .ray_cluster import connect
+
+            return connect(c, args.name)
         if cmd == "doctor":
             return View(c.info(), renderer=doctor_blocks)
         if cmd == "gpus":
@@ -278,6 +290,8 @@ class AccelMagics(Magics):
             return None
         if not cell.strip():
             raise UsageError("%%accel_job: the cell is empty; its body is the job's script")
+        if args.cluster:
+            return self._on_cluster(args, cell)
         args.kind = args.kind or self.client.default_kind()
         # the kernel and the server share the workbench's files: an absolute path, which the server checks
         workdir = os.path.abspath(os.path.expanduser(args.workdir)) if args.workdir else None
@@ -287,6 +301,25 @@ class AccelMagics(Magics):
             wait_for_job(self.client, str(job.kind), job.name, timeout=args.timeout)
             return None  # the status display above already shows the final state
         return self._live_view(job)
+
+    def _on_cluster(self, args: argparse.Namespace, cell: str) -> Any:
+        """The cell as a Ray job's driver on a running Ray cluster (Ray's Jobs API through the server)."""
+        from . import ray_cluster
+
+        try:
+            env = parse_env(args.env)
+        except ValueError as exc:
+            raise UsageError(f"%%accel_job: {exc}") from None
+        sid = ray_cluster.submit_cell(self.client, args.cluster, cell, env=env)
+        print(f"Ray job {sid} submitted to {args.cluster}")
+        if args.wait:
+            ray_cluster.follow(self.client, args.cluster, sid, timeout=args.timeout)
+            return None
+        return Para(
+            f"Follow it: client.ray_job({args.cluster!r}, {sid!r}) and client.ray_job_logs(...), or the cluster's "
+            "dashboard from its detail in the sidebar.",
+            muted=True,
+        )
 
     def _live_view(self, job: Any) -> Any:
         """A self-updating monitor widget in a kernel with ipywidgets; else (a terminal, no ipywidgets) the job as

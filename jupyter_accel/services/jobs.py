@@ -21,6 +21,7 @@ from ..domain.eta import parse_time
 from ..domain.job_status import PodsByLabel, derive_status, job_view, select_pods
 from ..domain.kinds import KINDS, KindSpec, spec_by_cr_kind, spec_for
 from ..domain.presentation import FINISHED
+from ..domain.progress import ray_task_progress
 from ..domain.workloads import WorkloadsByJob, positions_from_summaries
 from ..models import (
     CleanupResponse,
@@ -124,6 +125,9 @@ class JobsService(JobControl):
             reading=reading,
             idle_since=self.idle.idle_since((obj.get("metadata") or {}).get("uid")) if self.idle else None,
             idle_after=self.idle.after if self.idle else 0,
+            progress=ray_task_progress(self.idle.task_counts((obj.get("metadata") or {}).get("uid")))
+            if self.idle
+            else None,
         )
 
     def list_jobs(self, scope: str) -> JobsResponse:

@@ -545,3 +545,34 @@ async def test_info_lists_the_clusters_training_runtimes_and_its_stack(api):
     assert "Kueue: kueue.x-k8s.io/v1beta2" in report["served"], report
     assert "TrainJob progress from status.trainerStatus (Trainer 2.2 or later)" in report["features"], report
     assert report["missing"] == [], report  # devcluster serves everything the product uses
+
+
+SLOW_TASKS = """
+import time, ray
+ray.init()
+@ray.remote(num_cpus=0.1)
+def step(i):
+    time.sleep(3)
+    return i
+print("DONE", sum(ray.get([step.remote(i) for i in range(20)])), flush=True)
+time.sleep(12)  # the last counts are read while it still runs
+"""
+
+
+async def test_a_running_rayjob_shows_its_tasks_ended_of_those_submitted(api, unique, image):
+    name = unique("rjprog")
+    req = script_job("ray-job", name, image, SLOW_TASKS, workers=1, memory="2Gi")
+    code, out = await api.call("POST", "jobs", req)
+    assert code == 201, out
+    try:
+        body = await api.until(
+            "jobs", lambda b: (j := job_of(b, name)) and (j.get("progress") or {}).get("text"), timeout=420
+        )
+        progress = job_of(body, name)["progress"]
+        assert progress["text"].endswith(" of 20 Ray tasks ended (of those submitted so far)"), progress
+        body = await api.until(
+            "jobs", lambda b: (j := job_of(b, name)) and (j.get("progress") or {}).get("percent") == 100, timeout=120
+        )
+        assert job_of(body, name)["progress"]["text"].startswith("20 of 20"), job_of(body, name)
+    finally:
+        await api.call("DELETE", f"jobs/ray-job/{name}")

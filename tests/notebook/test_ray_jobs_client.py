@@ -3,18 +3,21 @@ takes Ray jobs through the server's proxy, with the Jupyter token, a working_dir
 
 from __future__ import annotations
 
+import os
 import time
 
 import pytest
 
 from jupyter_accel.notebook import AccelClient
+from jupyter_accel.notebook.client import AccelError
+from jupyter_accel.notebook.magics import AccelMagics
 
 NODE_PARTS = ["kubelet", "containerd", "runc", "cni-plugins", "coredns", "node-image"]
 pytestmark = [pytest.mark.cluster, pytest.mark.devcluster(needs=NODE_PARTS)]
 
 
 def test_rays_job_submission_client_runs_a_job_with_a_working_dir_on_the_users_cluster(
-    real_node_server, unique, tmp_path
+    real_node_server, unique, tmp_path, capsys, monkeypatch
 ):
     from ray.job_submission import JobStatus, JobSubmissionClient
 
@@ -55,5 +58,20 @@ def test_rays_job_submission_client_runs_a_job_with_a_working_dir_on_the_users_c
             assert time.monotonic() < deadline
             time.sleep(2)
         assert "HELLO FROM RAY" in client.ray_job_logs(name, again)
+
+        # the magics: %accel connect points Ray's tools at it; %%accel_job --cluster runs a cell there
+        for var in ("RAY_API_SERVER_ADDRESS", "RAY_JOB_HEADERS"):
+            monkeypatch.setenv(var, "")  # restored after the test
+        magics = AccelMagics(shell=None, client=client)
+        conn = magics.accel(f"connect {name}")
+        assert (conn.address, conn.headers) == (address, headers) and os.environ["RAY_API_SERVER_ADDRESS"] == address
+        assert real_node_server.token not in repr(conn)
+        assert any(j.submission_id == sid for j in conn.client().list_jobs())
+        capsys.readouterr()
+        cell = "import os, ray\nray.init()\nprint('CELL SAYS', os.environ['GREETING'], int(ray.cluster_resources()['CPU']) > 0)\n"
+        assert magics.accel_job(f"--cluster {name} --wait --env GREETING=hi", cell) is None
+        assert "CELL SAYS hi True" in capsys.readouterr().out
+        with pytest.raises(AccelError, match="FAILED"):
+            magics.accel_job(f"--cluster {name} --wait", "raise SystemExit(4)\n")
     finally:
         client.delete("ray-cluster", name)

@@ -74,3 +74,28 @@ def test_the_watch_remembers_since_when_each_cluster_runs_nothing():
     watch.poll(clusters, down, now=t0)
     assert watch.idle_since("a") is None  # an unanswered dashboard is not idle
     assert (watch.interval, IdleWatch(60).interval) == (60.0, 15.0)
+
+
+def test_a_rayjobs_tasks_ended_of_those_submitted_so_far():
+    from jupyter_accel.domain.progress import ray_task_progress
+    from jupyter_accel.domain.ray_activity import task_counts
+
+    square = {"func_or_class_name": "square", "type": "NORMAL_TASK", "state_counts": {"FINISHED": 6, "RUNNING": 3}}
+    failed = {"func_or_class_name": "load", "type": "NORMAL_TASK", "state_counts": {"FAILED": 1}}
+    counts = task_counts(summary({"square": square, "load": failed}))
+    assert counts == (7, 10)
+    progress = ray_task_progress(counts)
+    assert progress is not None and progress.percent == 70
+    assert progress.text == "7 of 10 Ray tasks ended (of those submitted so far)"
+    assert task_counts(summary({})) == (0, 0) and ray_task_progress((0, 0)) is None  # nothing submitted yet
+    assert task_counts({"data": {}}) is None and ray_task_progress(None) is None  # an unknown shape says nothing
+
+
+def test_the_watch_keeps_each_running_rayjobs_counts_and_forgets_the_rest():
+    answers = {"a": summary({"f": {"state_counts": {"FINISHED": 1, "PENDING_ARGS_AVAIL": 1}}}), "b": {"odd": 1}}
+    watch = IdleWatch(0)  # the idle warning off: the task counts still come
+    jobs = [Candidate(n, n, lambda sub, n=n: f"{n}/{sub}") for n in ("a", "b")]
+    watch.poll_tasks(jobs, lambda path, query: answers[path.split("/", 1)[0]])
+    assert watch.task_counts("a") == (1, 2) and watch.task_counts("b") is None
+    watch.poll_tasks(jobs[1:], lambda path, query: answers[path.split("/", 1)[0]])
+    assert watch.task_counts("a") is None  # ended: no longer asked, forgotten

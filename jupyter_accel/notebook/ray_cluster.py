@@ -1,0 +1,90 @@
+"""The user's running Ray cluster from the notebook: `%accel connect NAME` and `%%accel_job --cluster NAME`.
+
+Both go through Ray's Jobs API on the cluster's head, proxied by the Jupyter server (AccelClient.ray_*): the kernel
+needs neither the cluster's network nor Ray.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from .client import AccelClient, AccelError
+
+CELL_ENV = "JUPYTER_ACCEL_CELL"  # the cell's source reaches the driver in its runtime_env, not in a shell line
+# Linux limits one environment string (name=value) to 32 pages (MAX_ARG_STRLEN)
+MAX_CELL_BYTES = 32 * 4096 - len(CELL_ENV) - 2
+RUN_CELL = f"python -c \"import os; exec(compile(os.environ['{CELL_ENV}'], '<cell>', 'exec'))\""
+TERMINAL = ("SUCCEEDED", "FAILED", "STOPPED")
+
+
+@dataclass(frozen=True)
+class RayConnection:
+    """Ray's Jobs API of one cluster, through the server: pass `address` and `headers` to Ray's own
+    `JobSubmissionClient`, or call `client()` where Ray is installed."""
+
+    name: str
+    address: str
+    headers: dict[str, str]
+
+    def client(self) -> Any:
+        from ray.job_submission import JobSubmissionClient  # optional: only where the kernel has Ray
+
+        return JobSubmissionClient(self.address, headers=self.headers)
+
+    def __repr__(self) -> str:  # never the token
+        return (
+            f"Ray cluster {self.name}: Jobs API at {self.address}\n"
+            "  from ray.job_submission import JobSubmissionClient\n"
+            f"  client = JobSubmissionClient(conn.address, headers=conn.headers)   # or conn.client()\n"
+            "  `ray job submit` in this kernel's shell (!ray job ...) uses it too (RAY_API_SERVER_ADDRESS, "
+            "RAY_JOB_HEADERS)"
+        )
+
+
+def connect(c: AccelClient, name: str, kind: str = "ray-cluster") -> RayConnection:
+    """Check that the cluster's Jobs API answers, then point Ray's tools in this kernel at it."""
+    version = c.ray_dashboard(name, "api/version", kind=kind)  # a 404/502 here says why, as the server words it
+    if not isinstance(version, dict) or "ray_version" not in version:
+        raise AccelError(f"{name} answered, but not as a Ray dashboard does", 502)
+    address, headers = c.ray_jobs_address(name, kind=kind)
+    os.environ["RAY_API_SERVER_ADDRESS"] = address
+    os.environ["RAY_JOB_HEADERS"] = json.dumps(headers)
+    return RayConnection(name, address, headers)
+
+
+def submit_cell(c: AccelClient, name: str, cell: str, env: dict[str, str] | None = None) -> str:
+    """Run a cell's source as a Ray job's driver on the cluster; its submission id."""
+    if len(cell.encode()) > MAX_CELL_BYTES:
+        raise AccelError(
+            f"the cell is {len(cell.encode())} bytes; at most {MAX_CELL_BYTES} go to a Ray cluster this way: put "
+            "the code in a file of a working directory (--workdir) and launch a job instead",
+            400,
+            field="cell",
+        )
+    return c.ray_submit(name, RUN_CELL, runtime_env={"env_vars": {**(env or {}), CELL_ENV: cell}})
+
+
+def follow(c: AccelClient, name: str, submission_id: str, *, poll: float = 1.0, timeout: float | None = None) -> dict:
+    """Print the driver's log as it grows until the Ray job ends; Ray's final record. Raises AccelError when it
+    failed or was stopped, with Ray's own message."""
+    deadline = None if timeout is None else time.monotonic() + timeout
+    shown = 0
+    while True:
+        record = c.ray_job(name, submission_id)
+        logs = c.ray_job_logs(name, submission_id)
+        if len(logs) > shown:
+            print(logs[shown:], end="" if logs.endswith("\n") else "\n", flush=True)
+            shown = len(logs)
+        status = record.get("status")
+        if status in TERMINAL:
+            if status != "SUCCEEDED":
+                raise AccelError(f"Ray job {submission_id} on {name}: {status}: {record.get('message') or ''}")
+            return record
+        if deadline is not None and time.monotonic() > deadline:
+            print(f"(stopped waiting; Ray job {submission_id} is {status} on {name})")
+            return record
+        time.sleep(poll)
