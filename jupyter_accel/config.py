@@ -62,8 +62,10 @@ class AccelConfig(Configurable):
     default_images = Dict(
         {},
         help="Container image per job kind for requests that name none, over each kind's own default "
-        '(jupyter_accel/domain/kinds/): {"ray-cluster": "registry.example.com/ray:2.41.0"}. An empty string removes '
-        "a kind's default, so its requests must name an image.",
+        '(jupyter_accel/domain/kinds/): {"ray-cluster": "registry.example.com/ray:2.41.0"}; per kind and accelerator '
+        'vendor (nvidia, amd, habana, intel) with "KIND@VENDOR": {"pytorch@amd": "registry.example.com/pt:rocm"}, '
+        "over the kind's. The kinds' own are CUDA or CPU builds, with none for AMD, Gaudi or Intel devices. An empty "
+        "string removes a default, so those requests must name an image.",
     ).tag(config=True)
 
     default_queue = Unicode(

@@ -11,6 +11,7 @@ from typing import Any
 from ..models.base import FieldError
 from ..models.jobs import JobRequest, ScriptInterpreter
 from . import labels as L
+from .accelerators import vendor_of
 from .builders.script import MAX_SCRIPT_BYTES, script_size
 from .kinds import KINDS, KindSpec, kinds_taking, spec_for
 from .resources import parse_quantity
@@ -42,6 +43,17 @@ def _given(request: JobRequest, name: str) -> bool:
     return bool(value) if isinstance(value, list) else value is not None
 
 
+def request_vendor(request: JobRequest, profile: Mapping[str, Any] | None = None) -> str | None:
+    """The vendor of the accelerators a request asks for: its `accelerators`, else the accelerator its hardware
+    profile requests (the translated profile's limits: only accelerators get one); None: CPU only."""
+    if request.accelerators is not None:
+        return vendor_of(request.accelerators.resource)
+    for name in (profile or {}).get("limits") or {}:
+        if "/" in name:  # an extended resource: cpu and memory have no domain
+            return vendor_of(name)
+    return None
+
+
 def validate_job_request(
     request: JobRequest,
     *,
@@ -49,6 +61,7 @@ def validate_job_request(
     profile: Mapping[str, Any] | None = None,
     default_image: str | None = None,
     max_run_limit: int = 0,
+    vendor: str | None = None,
 ) -> list[FieldError]:
     """All semantic problems of `request`; [] when it can be built.
 
@@ -56,6 +69,7 @@ def validate_job_request(
     profile: the translated hardware profile named by request.hardware_profile, None when it was not found.
     default_image: the server's default image for request.kind (None: the request must name one).
     max_run_limit: the admin's ceiling on max_run_seconds (0: none).
+    vendor: the vendor of the accelerators it asks for (request_vendor), which the default image depends on.
     """
     errors: list[FieldError] = []
 
@@ -107,7 +121,14 @@ def validate_job_request(
         err("max_run_seconds", f"at most {max_run_limit} seconds on this server")
 
     if not request.image and not default_image:
-        err("image", f"no default image is configured for {kind.value}; name one")
+        if vendor:
+            err(
+                "image",
+                f"no default image for {kind.value} on {vendor} accelerators (the default is a CUDA or CPU build); "
+                f"name one, or an admin sets default_images['{kind.value}@{vendor}']",
+            )
+        else:
+            err("image", f"no default image is configured for {kind.value}; name one")
 
     for key in request.labels:
         if L.is_reserved(key):

@@ -14,7 +14,7 @@ from ..domain.builders.script import workdir_limit
 from ..domain.fit import check_fit
 from ..domain.hardware_profiles import apply_profile, list_profiles
 from ..domain.inventory import allocations_from_wire
-from ..domain.job_request import validate_job_request
+from ..domain.job_request import request_vendor, validate_job_request
 from ..domain.kinds import spec_for
 from ..domain.queues import default_queue_name
 from ..models import FieldError, FitResponse, JobRequest
@@ -68,10 +68,16 @@ def prepare(
         profile_dict, err = _profile(hub, registry, request)
         if err:
             errors.append(err)
-    default_image = settings.image_for(request.kind)
+    vendor = request_vendor(request, profile_dict)
+    default_image = settings.image_for(request.kind, vendor)
     limit = settings.max_run_seconds_limit
     errors += validate_job_request(
-        request, known_accelerators=known, profile=profile_dict, default_image=default_image, max_run_limit=limit
+        request,
+        known_accelerators=known,
+        profile=profile_dict,
+        default_image=default_image,
+        max_run_limit=limit,
+        vendor=vendor,
     )
     default_max_run = settings.default_limit(request.kind)
     queues = _readable(hub, "localqueues")

@@ -49,12 +49,20 @@ class JobSettings:
     max_run_seconds_limit: int = 0  # the longest a request may ask for (0: no ceiling)
     files_root: str | None = None  # the Jupyter server's root folder: a request's working dir must lie in it
 
-    def image_for(self, kind: Any) -> str | None:
-        """The image a request of `kind` (a JobKind) gets when it names none: the admin's, else the kind's own;
-        None (or an admin's ''): it must name one."""
+    def image_for(self, kind: Any, vendor: str | None = None) -> str | None:
+        """The image a request of `kind` (a JobKind) gets when it names none, for its accelerators' `vendor` (None:
+        CPU only): the admin's for the kind and vendor ("pytorch@amd"), else the admin's for the kind, else the
+        kind's own for the vendor, else the kind's own; None (or an admin's ''): it must name one."""
         from ..domain.kinds import spec_for
 
-        return self.default_images.get(kind.value, spec_for(kind).default_image) or None
+        spec = spec_for(kind)
+        if vendor and f"{kind.value}@{vendor}" in self.default_images:
+            return self.default_images[f"{kind.value}@{vendor}"] or None
+        if kind.value in self.default_images:
+            return self.default_images[kind.value] or None
+        if vendor and vendor in spec.vendor_images:
+            return spec.vendor_images[vendor]
+        return spec.default_image
 
     def max_run_seconds_for(self, kind: Any) -> int | None:
         """The time limit a request of `kind` gets when it sets none: the admin's, else the kind's own; None (or an

@@ -56,7 +56,7 @@ REQUESTS = [
         "accelerators": {"resource": "amd.com/gpu", "count": 1},
         "priority_class": "high-priority",
     },
-    # Trainer v2's CRDs are installed from the pinned module (no controller): the schema is the real one.
+    # Trainer v2's CRDs are installed from the pinned module: the schema is the real one.
     {
         "kind": "trainjob",
         "name": "dry-trainjob",

@@ -108,3 +108,28 @@ def test_a_kinds_defaults_live_on_its_spec_and_the_admin_overrides_them_per_kind
     assert admin.image_for(JobKind.ray_job) is None  # '' removes the default: requests must name an image
     assert admin.image_for(JobKind.ray_cluster) == ray.default_image  # a kind left out keeps its own
     assert admin.max_run_seconds_for(JobKind.ray_cluster) is None and admin.max_run_seconds_for(JobKind.pytorch) == 7200
+
+
+def test_the_default_image_follows_the_accelerators_vendor():
+    from jupyter_accel.domain.job_request import request_vendor, validate_job_request
+    from jupyter_accel.models import JobRequest
+    from jupyter_accel.services.ports import JobSettings
+
+    plain = JobSettings()
+    assert plain.image_for(JobKind.ray_cluster) == "rayproject/ray:2.41.0"  # CPU only: Ray's CPU image
+    assert plain.image_for(JobKind.ray_cluster, "nvidia") == "rayproject/ray:2.41.0-gpu"  # its CUDA image
+    assert plain.image_for(JobKind.pytorch, "nvidia") == plain.image_for(JobKind.pytorch)  # CUDA, CPU too
+    for vendor in ("amd", "habana", "intel"):  # a CUDA build drives none of them: no default
+        assert plain.image_for(JobKind.pytorch, vendor) is None and plain.image_for(JobKind.ray_job, vendor) is None
+    admin = JobSettings(default_images={"pytorch@amd": "reg.example/pt:rocm", "trainjob": "reg.example/tj:1"})
+    assert admin.image_for(JobKind.pytorch, "amd") == "reg.example/pt:rocm"
+    assert admin.image_for(JobKind.trainjob, "habana") == "reg.example/tj:1"  # the admin's per kind wins
+
+    amd = JobRequest.model_validate({"kind": "pytorch", "accelerators": {"resource": "amd.com/gpu", "count": 1}})
+    assert request_vendor(amd) == "amd"
+    assert request_vendor(JobRequest.model_validate({"kind": "pytorch", "hardware_profile": "x"}),
+                          {"limits": {"habana.ai/gaudi": "1"}, "requests": {"cpu": "4"}}) == "habana"  # fmt: skip
+    errors = validate_job_request(amd, known_accelerators=["amd.com/gpu"], default_image=None, vendor="amd")
+    image = next(e for e in errors if e.field == "image")
+    assert "no default image for pytorch on amd accelerators" in image.message
+    assert "default_images['pytorch@amd']" in image.message

@@ -8,7 +8,9 @@ from ..objects import condition, field, has_true, sentence
 from .spec import KindSpec, Labels, Obj, terminal_from_conditions
 
 TRAINING_FIELDS = frozenset({"command", "script", "nproc_per_node", "workdir"})
-PYTORCH_IMAGE = "pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime"
+PYTORCH_IMAGE = "pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime"  # CUDA; runs CPU-only too
+# a CUDA build cannot drive ROCm, Gaudi or Intel devices: their requests name an image (or the admin sets one)
+PYTORCH_VENDOR_IMAGES: dict[str, str | None] = {"amd": None, "habana": None, "intel": None}
 
 
 def replica_type(labels: Labels) -> str | None:
@@ -46,5 +48,6 @@ SPEC = KindSpec(
     program=("command", "script"),
     min_workers=1,
     default_image=PYTORCH_IMAGE,
+    vendor_images=PYTORCH_VENDOR_IMAGES,
     default=True,
 )

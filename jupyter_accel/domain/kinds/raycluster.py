@@ -7,7 +7,9 @@ from ..builders import raycluster as builder
 from ..objects import condition, field, has_true, sentence
 from .spec import KindSpec, Labels, Obj
 
-RAY_IMAGE = "rayproject/ray:2.41.0"
+RAY_IMAGE = "rayproject/ray:2.41.0"  # Ray's CPU image: its untagged platform
+# Ray's images by platform tag: -gpu is its CUDA image; it publishes none for ROCm or Gaudi (vendors build their own)
+RAY_VENDOR_IMAGES: dict[str, str | None] = {"nvidia": f"{RAY_IMAGE}-gpu", "amd": None, "habana": None, "intel": None}
 RAY_VERSIONS = ("v1",)  # of ray.io, for RayCluster and RayJob alike
 
 
@@ -73,6 +75,7 @@ SPEC = KindSpec(
     ray_cluster=lambda obj: field(obj, "metadata", "name"),
     request_fields=frozenset({"head", "volumes", "secrets"}),
     default_image=RAY_IMAGE,
+    vendor_images=RAY_VENDOR_IMAGES,
     # an interactive cluster holds its accelerators until someone stops it
     default_max_run_seconds=8 * 3600,
 )

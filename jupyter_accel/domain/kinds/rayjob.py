@@ -5,7 +5,7 @@ from __future__ import annotations
 from ...models.jobs import JobKind, JobStatus, ScriptInterpreter
 from ..builders import rayjob as builder
 from ..objects import field, sentence
-from .raycluster import RAY_IMAGE, RAY_VERSIONS, ray_node_type
+from .raycluster import RAY_IMAGE, RAY_VENDOR_IMAGES, RAY_VERSIONS, ray_node_type
 from .spec import KindSpec, Labels, Obj, Terminal
 
 
@@ -87,4 +87,5 @@ SPEC = KindSpec(
     interpreter=ScriptInterpreter.python,
     program=("entrypoint", "script"),
     default_image=RAY_IMAGE,
+    vendor_images=RAY_VENDOR_IMAGES,
 )

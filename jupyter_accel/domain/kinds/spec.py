@@ -4,7 +4,7 @@ exports one KindSpec; everything else iterates over the registry (kinds/__init__
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ...models.jobs import JobKind, JobProgress, JobRequest, JobStatus, ScriptInterpreter
@@ -83,6 +83,9 @@ class KindSpec:
     # what a request gets when it says nothing; the admin's AccelConfig.default_images / default_max_run_seconds
     # override these per kind
     default_image: str | None = None  # None: a request must name its image
+    # per accelerator vendor (accelerators.vendor_of: nvidia, amd, habana, intel), the image instead of
+    # default_image; a vendor mapped to None has no default here: its requests name one (or the admin sets one)
+    vendor_images: Mapping[str, str | None] = field(default_factory=dict)
     default_max_run_seconds: int | None = None  # None: no time limit
     default: bool = False  # the kind a form or magic offers first (exactly one kind says so)
     # what its builder needs to know about the cluster's copy of the API, decided from the OpenAPI schema the

@@ -6,7 +6,7 @@ from ...models.jobs import JobKind, ScriptInterpreter
 from ..builders import trainjob as builder
 from ..objects import field
 from ..progress import trainer_progress
-from .pytorchjob import PYTORCH_IMAGE, TRAINING_FIELDS
+from .pytorchjob import PYTORCH_IMAGE, PYTORCH_VENDOR_IMAGES, TRAINING_FIELDS
 from .spec import KindSpec, Obj, end_from_conditions, terminal_from_conditions
 
 
@@ -55,6 +55,7 @@ SPEC = KindSpec(
     program=("command", "script"),
     min_workers=1,
     default_image=PYTORCH_IMAGE,
+    vendor_images=PYTORCH_VENDOR_IMAGES,
     build_options=build_options,
     progress=trainer_progress,
     runtimes="clustertrainingruntimes",
