@@ -219,6 +219,12 @@ class JobRequest(Wire):
         max_length=16,
         description="Secrets / connections of the namespace, as environment or files (pytorch and Ray kinds).",
     )
+    image_pull_secrets: list[ObjectName] = Field(
+        default_factory=list,
+        max_length=8,
+        description="Secrets of the namespace (type kubernetes.io/dockerconfigjson) that pull a private image; each "
+        "must exist. Every pod of the job gets them.",
+    )
     runtime_env: dict[str, Any] | None = Field(None, description="ray-job only: Ray runtime_env (pip, env_vars, ...).")
     ttl_seconds_after_finished: int | None = Field(
         None, ge=0, le=2**31 - 1, description="ray-job and pytorch: delete this long after the end."

@@ -77,6 +77,13 @@ def _add_job_args(p: argparse.ArgumentParser, *, kind_required: bool) -> None:
         help="a Secret or connection of the namespace: as environment variables, or as files under PATH",
     )
     p.add_argument(
+        "--pull-secret",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a Secret of the namespace that pulls a private image (repeatable)",
+    )
+    p.add_argument(
         "--max-run", default=None, metavar="DURATION", help="maximum run time, e.g. 90m or 2h: Kueue stops it then"
     )
 
@@ -91,6 +98,8 @@ def _request_from(args: argparse.Namespace, **more: Any) -> dict:
         data = parse_data(args.volume, args.secret)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+    if args.pull_secret:
+        data["image_pull_secrets"] = list(args.pull_secret)
     more = {**data, **more}
     return job_request(
         args.kind,

@@ -207,12 +207,15 @@ class JobsService(JobControl):
         return JobDetail(job=view, events=events, dashboard_path=dashboard, logs=logs)
 
     def _check_references(self, request: JobRequest) -> None:
-        """The PVCs and Secrets a request mounts exist in the namespace (a 400 naming each missing one, before
+        """The PVCs and Secrets a request mounts (and pulls its image with) exist in the namespace (a 400 naming each missing one, before
         anything is created). Only their metadata is read; an account that may not read them is not refused here
         (the pods then say what is missing)."""
         wanted = [(f"volumes[{i}].claim", "persistentvolumeclaims", "PersistentVolumeClaim", v.claim)
                   for i, v in enumerate(request.volumes)]  # fmt: skip
         wanted += [(f"secrets[{i}].name", "secrets", "Secret", s.name) for i, s in enumerate(request.secrets)]
+        wanted += [
+            (f"image_pull_secrets[{i}]", "secrets", "Secret", n) for i, n in enumerate(request.image_pull_secrets)
+        ]
         errors = []
         for field, plural, kind, name in wanted:
             try:

@@ -292,6 +292,7 @@ def test_a_missing_claim_or_secret_is_refused_naming_each_and_nothing_is_created
         name="data-1",
         volumes=[{"claim": "datasets", "mount_path": "/data"}, {"claim": "nope", "mount_path": "/ckpt"}],
         secrets=[{"name": "missing-connection"}],
+        image_pull_secrets=["quay-pull"],
     )
     with pytest.raises(errors.Invalid) as refused:
         service.submit(request)
@@ -299,5 +300,6 @@ def test_a_missing_claim_or_secret_is_refused_naming_each_and_nothing_is_created
     assert fields == {
         "volumes[1].claim": "no PersistentVolumeClaim 'nope' in namespace team-a",
         "secrets[0].name": "no Secret 'missing-connection' in namespace team-a",
+        "image_pull_secrets[0]": "no Secret 'quay-pull' in namespace team-a",
     }
     assert not [c for c in writer.calls if c[0].startswith("create")]

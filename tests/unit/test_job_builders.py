@@ -397,3 +397,30 @@ def test_worker_resources_without_known_list_treat_extended_resources_as_acceler
     res = worker_resources(req(kind="ray-cluster", hardware_profile="p"), ctx)
     assert res["limits"] == {"amd.com/gpu": "1", "memory": "4Gi"}  # the accelerator's limit mirrors its request
     assert res["requests"] == {"amd.com/gpu": "1", "cpu": "2", "memory": "4Gi"}
+
+
+def _pull_secret_lists(node) -> list:
+    if isinstance(node, dict):
+        here = [node["imagePullSecrets"]] if "imagePullSecrets" in node else []
+        return here + [x for v in node.values() for x in _pull_secret_lists(v)]
+    if isinstance(node, list):
+        return [x for v in node for x in _pull_secret_lists(v)]
+    return []
+
+
+def test_every_pod_of_every_kind_gets_the_image_pull_secrets():
+    from jupyter_accel.domain.builders import build_objects
+    from jupyter_accel.domain.builders.common import BuildContext
+
+    ctx = BuildContext(namespace="team-a", image="reg.example/private:1", queue="default", known_accelerators=[])
+    bodies = {
+        "ray-cluster": {"workers": 1},
+        "ray-job": {"entrypoint": "python -c 1", "workers": 1},
+        "pytorch": {"command": ["python", "x.py"], "workers": 2},
+        "trainjob": {"command": ["python", "x.py"], "workers": 2},
+    }
+    for kind, body in bodies.items():
+        req = JobRequest.model_validate({"kind": kind, "name": "p", "image_pull_secrets": ["quay-pull"], **body})
+        found = _pull_secret_lists(build_objects(req, ctx)[0])
+        pods = {"ray-cluster": 2, "ray-job": 3, "pytorch": 2, "trainjob": 1}[kind]  # head+workers(+submitter), ...
+        assert found == [[{"name": "quay-pull"}]] * pods, (kind, found)

@@ -313,7 +313,13 @@ def pod_spec(containers: list[dict[str, Any]], name: str, request: JobRequest, *
     spec: dict[str, Any] = {"containers": containers, **extra}
     if volumes := file_volumes(name, request):
         spec["volumes"] = volumes
+    if pulls := pull_secrets(request):
+        spec["imagePullSecrets"] = pulls
     return spec
+
+
+def pull_secrets(request: JobRequest) -> list[dict[str, str]]:
+    return [{"name": n} for n in request.image_pull_secrets]
 
 
 def owner_reference(owner: Mapping[str, Any]) -> dict[str, Any]:

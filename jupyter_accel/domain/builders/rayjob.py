@@ -44,6 +44,7 @@ def build_rayjob(request: JobRequest, ctx: C.BuildContext) -> dict[str, Any]:
                     # KubeRay fills in the `ray job submit` command when the container has none.
                     {"name": SUBMITTER_CONTAINER, "image": C.image(request, ctx), "resources": SUBMITTER_RESOURCES},
                 ],
+                **({"imagePullSecrets": pulls} if (pulls := C.pull_secrets(request)) else {}),
             },
         },
     }

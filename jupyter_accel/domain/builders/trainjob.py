@@ -24,6 +24,8 @@ POD_TEMPLATE_OVERRIDES = "podTemplateOverrides"  # Trainer 2.1
 
 def _pod_override(request: JobRequest, ctx: C.BuildContext, name: str) -> dict[str, Any]:
     spec = C.apply_placement({}, ctx, request)
+    if pulls := C.pull_secrets(request):
+        spec["imagePullSecrets"] = pulls
     if C.ships_files(request):
         spec["volumes"] = C.file_volumes(name, request)
         spec["containers"] = [{"name": NODE_JOB, "volumeMounts": C.file_mounts(request)}]

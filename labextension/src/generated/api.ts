@@ -1246,6 +1246,11 @@ export interface components {
              * @default null
              */
             image: string | null;
+            /**
+             * Image Pull Secrets
+             * @description Secrets of the namespace (type kubernetes.io/dockerconfigjson) that pull a private image; each must exist. Every pod of the job gets them.
+             */
+            image_pull_secrets?: string[];
             kind: components["schemas"]["JobKind"];
             /** Labels */
             labels?: {
