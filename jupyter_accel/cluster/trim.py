@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..domain.labels import SIMULATED_NODE
+
 _DROP_ANNOTATIONS = ("kubectl.kubernetes.io/last-applied-configuration",)
 
 
@@ -61,8 +63,12 @@ def trim_pod(pod: dict[str, Any]) -> dict[str, Any]:
 def trim_node(node: dict[str, Any]) -> dict[str, Any]:
     spec = node.get("spec") or {}
     status = node.get("status") or {}
+    meta = _meta(node, keep_annotations=False)
+    key, value = SIMULATED_NODE
+    if ((node.get("metadata") or {}).get("annotations") or {}).get(key) == value:
+        meta["annotations"] = {key: value}  # the one annotation read: its pods are simulated
     return {
-        "metadata": _meta(node, keep_annotations=False),
+        "metadata": meta,
         "spec": {"taints": spec.get("taints"), "unschedulable": spec.get("unschedulable")},
         "status": {
             "capacity": status.get("capacity"),

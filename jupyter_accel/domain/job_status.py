@@ -164,17 +164,31 @@ def pod_reason(pod: Mapping[str, Any]) -> str | None:
     return None
 
 
-def pod_summary(pod: Mapping[str, Any], spec: KindSpec | None = None) -> PodSummary:
+def simulated_nodes(nodes: Iterable[Mapping[str, Any]] | None) -> frozenset[str]:
+    """The names of the nodes kwok simulates (labels.SIMULATED_NODE), of the nodes this account may read."""
+    key, value = L.SIMULATED_NODE
+    return frozenset(
+        str(_get(n, "metadata", "name"))
+        for n in nodes or ()
+        if (_get(n, "metadata", "annotations") or {}).get(key) == value
+    )
+
+
+def pod_summary(
+    pod: Mapping[str, Any], spec: KindSpec | None = None, simulated: frozenset[str] = frozenset()
+) -> PodSummary:
     statuses = _get(pod, "status", "containerStatuses") or []
+    node = _get(pod, "spec", "nodeName")
     return PodSummary(
         name=_get(pod, "metadata", "name") or "",
         role=pod_role(spec, pod),
-        node=_get(pod, "spec", "nodeName"),
+        node=node,
         phase=_get(pod, "status", "phase"),
         ready=pod_ready(pod),
         reason=pod_reason(pod),
         restarts=sum(int(c.get("restartCount", 0)) for c in statuses),
         tone=pod_tone(_get(pod, "status", "phase")),
+        simulated=node in simulated,
     )
 
 
@@ -327,6 +341,7 @@ def job_view(
     idle_since: datetime | None = None,
     idle_after: int = 0,
     progress: JobProgress | None = None,
+    simulated: frozenset[str] = frozenset(),
 ) -> JobView:
     """The JobView of a job CR. `pods`: its pods (select_pods); `position`: from the visibility API.
 
@@ -338,7 +353,7 @@ def job_view(
     reading: what its Workload's sentence reads besides the Workload, the same as /workloads passes;
     idle_since / idle_after: since when its Ray cluster runs nothing (services/idle.py), and after how long that
     is worth a warning while it holds accelerators; progress: what its Ray cluster reports of it (a RayJob's
-    tasks), where the CR itself says nothing (KindSpec.progress).
+    tasks), where the CR itself says nothing (KindSpec.progress); simulated: the simulated nodes (simulated_nodes).
     """
     spec = _spec(obj)
     meta = obj.get("metadata") or {}
@@ -401,6 +416,6 @@ def job_view(
         accelerators=held,
         accelerators_requested=accelerators_requested(obj, known_accelerators),
         progress=spec.progress(obj) or (progress if status is JobStatus.running else None),
-        pods=[pod_summary(p, spec) for p in pods],
+        pods=[pod_summary(p, spec, simulated) for p in pods],
         labels=labels,
     )

@@ -116,3 +116,7 @@ def managed_selector(workbench: str | None = None) -> str:
 
 def is_managed(obj: Mapping[str, Any]) -> bool:
     return ((obj.get("metadata") or {}).get("labels") or {}).get(MANAGED_BY) == MANAGED_BY_VALUE
+
+
+# the annotation of a node that kwok pretends to be: no code runs there, and its pods' logs are fixtures
+SIMULATED_NODE = ("kwok.x-k8s.io/node", "fake")

@@ -302,6 +302,11 @@ class PodSummary(Wire):
     reason: str | None = Field(None, description="Why it is not running: Unschedulable, ImagePullBackOff, ...")
     restarts: int = 0
     tone: Tone = Field(Tone.neutral, description="The phase's tone, agreeing with the job statuses'; shown as given.")
+    simulated: bool = Field(
+        False,
+        description="On a simulated node (kwok): no code of the job runs there, and its log is a fixture. Known only "
+        "where nodes are readable.",
+    )
 
 
 class JobMetric(Wire):

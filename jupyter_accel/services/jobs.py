@@ -7,6 +7,7 @@ are blocking calls, run off the event loop by the caller. Refusals are services.
 
 from __future__ import annotations
 
+import functools
 import time
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -18,7 +19,7 @@ from ..domain import labels as L
 from ..domain.builders import Build
 from ..domain.builders.common import with_owner
 from ..domain.eta import parse_time
-from ..domain.job_status import PodsByLabel, derive_status, job_view, select_pods
+from ..domain.job_status import PodsByLabel, derive_status, job_view, select_pods, simulated_nodes
 from ..domain.kinds import KINDS, KindSpec, spec_by_cr_kind, spec_for
 from ..domain.presentation import FINISHED
 from ..domain.progress import ray_task_progress
@@ -75,6 +76,11 @@ class JobsService(JobControl):
     def known_accelerators(self) -> list[str]:
         return launch.known_accelerators(self.hub, self.registry)
 
+    @functools.cached_property
+    def simulated_nodes(self) -> frozenset[str]:
+        """The simulated (kwok) nodes among those this account reads; once per service, which lives one request."""
+        return simulated_nodes(self.hub.items("nodes")) if self.hub.readable("nodes") else frozenset()
+
     def _positions(self) -> dict[tuple[str, str], tuple[int | None, int | None]]:
         return positions_from_summaries(*({"items": items} for items in self.hub.pending.values()))
 
@@ -128,6 +134,7 @@ class JobsService(JobControl):
             progress=ray_task_progress(self.idle.task_counts((obj.get("metadata") or {}).get("uid")))
             if self.idle
             else None,
+            simulated=self.simulated_nodes,
         )
 
     def list_jobs(self, scope: str) -> JobsResponse:

@@ -293,7 +293,18 @@ export function JobDetailView(props: {
                   </td>
                   <td>{p.ready ? 'yes' : 'no'}</td>
                   <td>{p.restarts}</td>
-                  <td>{p.node ?? ''}</td>
+                  <td>
+                    {p.node ?? ''}
+                    {p.simulated && (
+                      <span
+                        className="jp-accel-tone-warn jp-accel-simulated"
+                        title="A simulated node (kwok): no code of this job runs there, and its log is a fixture."
+                      >
+                        {' '}
+                        simulated
+                      </span>
+                    )}
+                  </td>
                 </tr>
               ))}
             </tbody>

@@ -50,6 +50,7 @@ async def test_pytorchjob_runs_to_succeeded_with_logs(api, unique):
         roles = sorted(p["role"] for p in job["pods"])
         assert roles == ["master", "worker", "worker"], job["pods"]
         assert all(p["node"] and p["node"].startswith("gpu-h100") for p in job["pods"])
+        assert not any(p["simulated"] for p in job["pods"])  # nodes are not visible to the notebook user: not claimed
         code, logs = await api.call("GET", f"jobs/pytorch/{name}/logs")
         assert code == 200 and logs.strip(), logs
         code, tail = await api.call("GET", f"jobs/pytorch/{name}/logs", tail="2")
@@ -62,6 +63,21 @@ async def test_pytorchjob_runs_to_succeeded_with_logs(api, unique):
             "POST", "jobs/cleanup", {"older_than_seconds": 0, "scope": "namespace", "dry_run": True}
         )
         assert code == 200 and f"pytorch/{name}" in clean["deleted"], clean
+    finally:
+        await delete(api, "pytorch", name)
+
+
+@pytest.mark.parametrize("identity", ["queue-viewer"])  # reads nodes: it can tell kwok's nodes
+async def test_pods_on_kwok_nodes_are_marked_simulated(api, unique):
+    name = unique("sim")
+    code, out = await api.call("POST", "jobs", pytorch(name, 1, 1))
+    assert code == 201, out
+    try:
+        body = await api.until(
+            "jobs", lambda b: (j := job_of(b, name)) and j["pods"] and all(p["node"] for p in j["pods"]), timeout=120
+        )
+        pods = job_of(body, name)["pods"]
+        assert all(p["simulated"] for p in pods), pods
     finally:
         await delete(api, "pytorch", name)
 

@@ -562,3 +562,21 @@ def test_failed_job_whose_pod_is_gone_takes_the_cause_from_the_operators_event()
     st, why = derive_status(job, None, [], [ev])
     assert st is JobStatus.failed
     assert why.startswith("e3-master-0 exited with code 3 (shard 7 is corrupt)"), why
+
+
+def test_pods_on_a_simulated_node_are_marked_and_only_those():
+    from jupyter_accel.cluster.trim import trim_node
+    from jupyter_accel.domain.job_status import simulated_nodes
+
+    fake = trim_node({"metadata": {"name": "kwok-h100-0", "annotations": {"kwok.x-k8s.io/node": "fake", "x": "y"}}})
+    real = trim_node({"metadata": {"name": "devcluster-node", "annotations": {"node.alpha.kubernetes.io/ttl": "0"}}})
+    assert fake["metadata"]["annotations"] == {"kwok.x-k8s.io/node": "fake"}  # the one annotation kept
+    assert "annotations" not in real["metadata"]
+    sim = simulated_nodes([fake, real])
+    assert sim == {"kwok-h100-0"}
+    pods = [pod(f"p-{n}", {"training.kubeflow.org/job-name": "pt"}) for n in ("a", "b")]
+    pods[0]["spec"]["nodeName"], pods[1]["spec"]["nodeName"] = "kwok-h100-0", "devcluster-node"
+    from jupyter_accel.domain.job_status import pod_summary
+
+    assert [pod_summary(p, None, sim).simulated for p in pods] == [True, False]
+    assert [pod_summary(p).simulated for p in pods] == [False, False]  # nodes not readable: nothing claimed

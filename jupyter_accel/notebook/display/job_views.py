@@ -141,7 +141,7 @@ def job_blocks(j: Any) -> list[Block]:
                     [
                         p.name,
                         opt(p.role),
-                        opt(p.node),
+                        opt(p.node) + (" (simulated: runs no code)" if getattr(p, "simulated", False) else ""),
                         Status(enum_text(p.tone), opt(p.phase)),
                         "yes" if p.ready else "no",
                         p.restarts,

@@ -1758,6 +1758,12 @@ export interface components {
              */
             role: string | null;
             /**
+             * Simulated
+             * @description On a simulated node (kwok): no code of the job runs there, and its log is a fixture. Known only where nodes are readable.
+             * @default false
+             */
+            simulated: boolean;
+            /**
              * @description The phase's tone, agreeing with the job statuses'; shown as given.
              * @default neutral
              */
