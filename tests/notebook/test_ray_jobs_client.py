@@ -66,6 +66,10 @@ def test_rays_job_submission_client_runs_a_job_with_a_working_dir_on_the_users_c
         conn = magics.accel(f"connect {name}")
         assert (conn.address, conn.headers) == (address, headers) and os.environ["RAY_API_SERVER_ADDRESS"] == address
         assert real_node_server.token not in repr(conn)
+        assert conn.ray_address is None and "runs outside the cluster" in repr(conn)  # the tests' kernel: the host
+        with pytest.raises(AccelError) as not_running:  # a cluster that is not there (or not running) is named
+            magics.accel_job(f"--cluster {name}-nope --wait", "print(1)\n")
+        assert not_running.value.status == 404, not_running.value
         assert any(j.submission_id == sid for j in conn.client().list_jobs())
         capsys.readouterr()
         cell = "import os, ray\nray.init()\nprint('CELL SAYS', os.environ['GREETING'], int(ray.cluster_resources()['CPU']) > 0)\n"
