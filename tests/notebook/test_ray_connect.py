@@ -22,7 +22,7 @@ QUEUED = {
             "sentence": "Waiting for quota in ClusterQueue team-a-cq",
             "finished": False,
             "actions": [],
-        },  # fmt: skip
+        },
     }
 }
 
