@@ -367,3 +367,21 @@ def parse_kind(text: str) -> models.JobKind:
     except ValueError:
         allowed = ", ".join(k.value for k in models.JobKind)
         raise ApiError(400, f"kind: {text!r} is not a job kind; allowed: {allowed}", field="kind") from None
+
+
+class DataSourcesHandler(JobsBase):
+    path = "data"
+    endpoints = {
+        "get": Endpoint(
+            "What a job can mount: the namespace's PVCs (access modes, size, a note) and its OpenShift AI "
+            "connections (metadata only: their values are never read)",
+            response="DataSourcesResponse",
+            errors=(503,),
+        )
+    }
+    _track_activity = False
+
+    @web.authenticated
+    async def get(self) -> None:
+        ops = await self.ops()
+        self.send(await self.blocking(ops.data_sources))

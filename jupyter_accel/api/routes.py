@@ -9,6 +9,7 @@ from .info import InfoHandler
 from .job_logs import JobLogsHandler
 from .jobs import (
     CleanupHandler,
+    DataSourcesHandler,
     FitHandler,
     JobActionHandler,
     JobHandler,
@@ -30,6 +31,7 @@ HANDLERS: list[type[AccelHandler]] = [
     ProfilesHandler,
     QueuesHandler,
     WorkloadsHandler,
+    DataSourcesHandler,
     FitHandler,
     CleanupHandler,
     JobsHandler,

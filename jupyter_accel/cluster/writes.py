@@ -125,6 +125,22 @@ def list_objects(api: ApiClient, ref: Ref, label_selector: str, *, timeout: floa
     return found.get("items") or []
 
 
+def list_metadata(api: ApiClient, ref: Ref, *, timeout: float = 10.0) -> list[dict[str, Any]]:
+    """The metadata of every object of ref's kind in ref's namespace (PartialObjectMetadataList: a Secret's values
+    never come back)."""
+    accept = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1"
+    try:
+        resp = rest.stream(api, ref.path(with_name=False), accept=accept, timeout=timeout)
+    except ApiException as exc:
+        raise WriteError.of(exc) from None
+    raw = getattr(resp, "response", resp)
+    try:
+        return json.loads(raw.read() or b"{}").get("items") or []
+    finally:
+        with contextlib.suppress(Exception):
+            raw.release_conn()
+
+
 def get(api: ApiClient, ref: Ref, *, timeout: float = 10.0) -> dict[str, Any] | None:
     try:
         return rest.request(api, "GET", ref.path(), timeout=timeout)
@@ -192,3 +208,6 @@ class ClusterWriter:
 
     def metadata(self, ref: Ref) -> dict[str, Any] | None:
         return metadata(self.api, ref, timeout=self.timeout)
+
+    def list_metadata(self, ref: Ref) -> list[dict[str, Any]]:
+        return list_metadata(self.api, ref, timeout=self.timeout)

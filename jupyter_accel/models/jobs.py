@@ -309,6 +309,36 @@ class PodSummary(Wire):
     )
 
 
+class ClaimView(Wire):
+    """A PersistentVolumeClaim of the namespace, as a request's `volumes` may name it."""
+
+    name: str
+    access_modes: list[str] = Field(default_factory=list)
+    capacity: str | None = Field(None, description="Its bound size, else what it asks for.")
+    storage_class: str | None = None
+    phase: str | None = Field(None, description="Pending / Bound / Lost.")
+    note: str | None = Field(None, description="What to know before mounting it, e.g. that it binds to one node.")
+
+
+class ConnectionView(Wire):
+    """An OpenShift AI connection of the namespace (a Secret with opendatahub.io/connection-type), by its metadata
+    only: its values are never read."""
+
+    name: str
+    display_name: str | None = None
+    connection_type: str = Field(description="e.g. s3, uri-v1, oci-v1.")
+
+
+class DataSourcesResponse(Wire):
+    """What a job of this namespace can mount: its PVCs and its connections."""
+
+    claims: list[ClaimView] = Field(default_factory=list)
+    connections: list[ConnectionView] = Field(default_factory=list)
+    visibility: dict[str, Visibility] = Field(
+        default_factory=dict, description="claims / connections: whether this identity may list them."
+    )
+
+
 class JobMetric(Wire):
     name: str
     value: str = Field(description="As the training code reported it.")

@@ -258,6 +258,10 @@ class AccelClient:
     def profiles(self) -> BaseModel:
         return self._get("profiles", "HardwareProfilesResponse")
 
+    def data(self) -> BaseModel:
+        """The namespace's PVCs and connections a job can mount (DataSourcesResponse)."""
+        return self._get("data", "DataSourcesResponse")
+
     def queues(self) -> BaseModel:
         return self._get("queues", "QueuesResponse")
 

@@ -135,6 +135,7 @@ def _accel_parser() -> _Parser:
     nodes.add_argument("--limit", type=int, default=50, help="nodes on the page (at most 500)")
     sub.add_parser("profiles", help="hardware profiles")
     sub.add_parser("queues", help="Kueue LocalQueues and their quota")
+    sub.add_parser("data", help="PVCs and connections of the namespace that a job can mount")
     sub.add_parser("workloads", help="Kueue workloads, why they wait, their position")
     jobs = sub.add_parser("jobs", help="your jobs (--all: every job of the namespace)")
     jobs.add_argument("--all", action="store_true", help="every job of the namespace, not only yours")
@@ -250,6 +251,8 @@ class AccelMagics(Magics):
             return View(c.profiles())
         if cmd == "queues":
             return View(c.queues())
+        if cmd == "data":
+            return View(c.data())
         if cmd == "workloads":
             return View(c.workloads())
         if cmd == "jobs":

@@ -26,6 +26,7 @@ from ..domain.progress import ray_task_progress
 from ..domain.workloads import WorkloadsByJob, positions_from_summaries
 from ..models import (
     CleanupResponse,
+    DataSourcesResponse,
     EventView,
     FieldError,
     FitResponse,
@@ -235,6 +236,31 @@ class JobsService(JobControl):
                 errors.append(FieldError(field=field, message=f"no {kind} {name!r} in namespace {self.namespace}"))
         if errors:
             raise invalid(errors)
+
+    def data_sources(self) -> DataSourcesResponse:
+        """The namespace's PVCs and connections (Secrets by their metadata only), each part "not visible to your
+        account" where this identity may not list it."""
+        from ..domain.data_sources import claim_view, connection_view
+
+        out = DataSourcesResponse()
+        try:
+            claims = self.writer.list_objects(Ref("", "v1", "persistentvolumeclaims", self.namespace, ""), "")
+            out.claims = sorted((claim_view(c) for c in claims), key=lambda c: c.name)
+        except WriteError as exc:
+            if exc.status != 403:
+                raise
+            out.visibility["claims"] = Visibility(visible=False, message="PVCs are not visible to your account")
+        try:
+            secrets = self.writer.list_metadata(Ref("", "v1", "secrets", self.namespace, ""))
+            found = (connection_view(s) for s in secrets)
+            out.connections = sorted((c for c in found if c is not None), key=lambda c: c.name)
+        except WriteError as exc:
+            if exc.status != 403:
+                raise
+            out.visibility["connections"] = Visibility(
+                visible=False, message="Connections are not visible to your account"
+            )
+        return out
 
     def kind_of(self, obj: dict[str, Any]) -> str:
         """The JobKind value of a typed job object."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 
 import pytest
 from cluster_api import NAMESPACE, wait_for
@@ -264,3 +265,24 @@ async def _abandoned_follows_do_not_block(api, name: str) -> None:
     code, _ = await api.call("POST", f"jobs/ray-cluster/{name}/resume")
     assert code == 200
     assert time.monotonic() - t0 < 5
+
+
+async def test_data_lists_the_namespaces_claims_and_connections_never_their_values(api, devcluster, unique):
+    name = unique("conn")
+    secret = {
+        "apiVersion": "v1", "kind": "Secret",
+        "metadata": {"name": name, "namespace": "team-a",
+                     "annotations": {"opendatahub.io/connection-type-ref": "s3", "openshift.io/display-name": "My bucket"}},
+        "stringData": {"AWS_SECRET_ACCESS_KEY": "do-not-show-" + name},
+    }  # fmt: skip
+    devcluster.admin.apply(secret)
+    try:
+        code, body = await api.call("GET", "data")
+        assert code == 200, body
+        shared = next(c for c in body["claims"] if c["name"] == "shared-data")  # devcluster's hostPath PV's claim
+        assert shared["phase"] == "Bound" and shared["access_modes"], shared
+        assert {"name": name, "display_name": "My bucket", "connection_type": "s3"} in body["connections"], body
+        assert "do-not-show-" not in json.dumps(body)
+        assert body["visibility"] == {}
+    finally:
+        devcluster.admin.delete("v1", "Secret", name, "team-a")

@@ -105,8 +105,12 @@ class MemoryWriter:
         obj = self.get(ref)
         return {"metadata": obj["metadata"]} if obj is not None else None
 
+    def list_metadata(self, ref: Ref) -> list[dict[str, Any]]:
+        self.calls.append(("list_metadata", ref.plural, ""))
+        return [{"metadata": o["metadata"]} for o in self.hub.items(ref.plural)]
+
     def list_objects(self, ref: Ref, label_selector: str) -> list[dict[str, Any]]:
-        wanted = dict(term.split("=", 1) for term in label_selector.split(","))
+        wanted = dict(term.split("=", 1) for term in label_selector.split(",") if term)
         return [
             o
             for o in self.hub.items(ref.plural)

@@ -303,3 +303,30 @@ def test_a_missing_claim_or_secret_is_refused_naming_each_and_nothing_is_created
         "image_pull_secrets[0]": "no Secret 'quay-pull' in namespace team-a",
     }
     assert not [c for c in writer.calls if c[0].startswith("create")]
+
+
+def test_data_sources_list_claims_with_a_note_and_connections_by_metadata_only():
+    hub, writer, service = cluster()
+    hub.caches["persistentvolumeclaims"] = [
+        {"metadata": {"name": "shared-data", "namespace": "team-a"},
+         "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}},
+                  "storageClassName": "local"},
+         "status": {"phase": "Bound", "capacity": {"storage": "2Gi"}}},
+        {"metadata": {"name": "team-scratch", "namespace": "team-a"},
+         "spec": {"accessModes": ["ReadWriteMany"], "resources": {"requests": {"storage": "5Gi"}}}},
+    ]  # fmt: skip
+    hub.caches["secrets"] = [
+        {"metadata": {"name": "s3-bucket", "namespace": "team-a",
+                      "annotations": {"opendatahub.io/connection-type-ref": "s3", "openshift.io/display-name": "Bucket"}},
+         "data": {"AWS_SECRET_ACCESS_KEY": "c2VjcmV0"}},
+        {"metadata": {"name": "default-token", "namespace": "team-a"}, "data": {"token": "dG9r"}},
+    ]  # fmt: skip
+    out = service.data_sources()
+    assert [(c.name, c.capacity, c.phase) for c in out.claims] == [
+        ("shared-data", "2Gi", "Bound"),
+        ("team-scratch", "5Gi", None),
+    ]
+    assert out.claims[0].note and out.claims[0].note.startswith("ReadWriteOnce: it binds to one node")
+    assert out.claims[1].note is None  # ReadWriteMany: nothing to warn about
+    assert [(c.name, c.display_name, c.connection_type) for c in out.connections] == [("s3-bucket", "Bucket", "s3")]
+    assert "c2VjcmV0" not in out.model_dump_json() and ("list_metadata", "secrets", "") in writer.calls

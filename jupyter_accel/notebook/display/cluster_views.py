@@ -46,6 +46,34 @@ def info_blocks(m: Any) -> list[Block]:
     return out
 
 
+def data_blocks(m: Any) -> list[Block]:
+    """`%accel data`: what a job can mount, and how (the magics' --volume / --secret)."""
+    out: list[Block] = [Heading("Data for jobs")]
+    for key, what in (("claims", "PVCs"), ("connections", "Connections")):
+        if key in m.visibility:
+            out += visibility_blocks(m.visibility[key], what)
+    out.append(
+        Table(
+            ["PVC", "access", "size", "class", "phase", "note"],
+            [
+                [c.name, ", ".join(c.access_modes), opt(c.capacity), opt(c.storage_class), opt(c.phase), opt(c.note)]
+                for c in m.claims
+            ],
+            caption="Mount one with --volume CLAIM:PATH[:ro]",
+            empty="No PVCs.",
+        )
+    )
+    out.append(
+        Table(
+            ["connection", "name shown", "type"],
+            [[c.name, opt(c.display_name), c.connection_type] for c in m.connections],
+            caption="Give one with --secret NAME (environment) or --secret NAME:PATH (files)",
+            empty="No connections.",
+        )
+    )
+    return out
+
+
 def doctor_blocks(m: Any) -> list[Block]:
     """`%accel doctor`: the connection, then the compatibility report of the served stack (InfoResponse)."""
     out: list[Block] = [Heading("jupyter-accel doctor"), *_connection_head(m.connection)]

@@ -9,6 +9,7 @@ from typing import Any
 from .blocks import Block, Heading, Table
 from .cluster_views import (
     connection_blocks,
+    data_blocks,
     info_blocks,
     inventory_blocks,
     inventory_nodes_blocks,
@@ -42,6 +43,7 @@ RENDERERS: dict[str, Callable[[Any], list[Block]]] = {
     "InventoryNodesResponse": inventory_nodes_blocks,
     "HardwareProfilesResponse": profiles_blocks,
     "QueuesResponse": queues_blocks,
+    "DataSourcesResponse": data_blocks,
     "WorkloadsResponse": workloads_blocks,
     "FitResponse": fit_blocks,
     "JobsResponse": jobs_blocks,

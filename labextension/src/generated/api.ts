@@ -4,6 +4,23 @@
  */
 
 export interface paths {
+    "/accel/v1/data": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What a job can mount: the namespace's PVCs (access modes, size, a note) and its OpenShift AI connections (metadata only: their values are never read) */
+        get: operations["get_DataSourcesHandler"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/accel/v1/fit": {
         parameters: {
             query?: never;
@@ -514,6 +531,39 @@ export interface components {
              */
             read_only: boolean;
         };
+        /**
+         * ClaimView
+         * @description A PersistentVolumeClaim of the namespace, as a request's `volumes` may name it.
+         */
+        ClaimView: {
+            /** Access Modes */
+            access_modes?: string[];
+            /**
+             * Capacity
+             * @description Its bound size, else what it asks for.
+             * @default null
+             */
+            capacity: string | null;
+            /** Name */
+            name: string;
+            /**
+             * Note
+             * @description What to know before mounting it, e.g. that it binds to one node.
+             * @default null
+             */
+            note: string | null;
+            /**
+             * Phase
+             * @description Pending / Bound / Lost.
+             * @default null
+             */
+            phase: string | null;
+            /**
+             * Storage Class
+             * @default null
+             */
+            storage_class: string | null;
+        };
         /** CleanupRequest */
         CleanupRequest: {
             /**
@@ -653,6 +703,42 @@ export interface components {
          * @enum {string}
          */
         ConnectionState: "not_configured" | "connected" | "error";
+        /**
+         * ConnectionView
+         * @description An OpenShift AI connection of the namespace (a Secret with opendatahub.io/connection-type), by its metadata
+         *     only: its values are never read.
+         */
+        ConnectionView: {
+            /**
+             * Connection Type
+             * @description e.g. s3, uri-v1, oci-v1.
+             */
+            connection_type: string;
+            /**
+             * Display Name
+             * @default null
+             */
+            display_name: string | null;
+            /** Name */
+            name: string;
+        };
+        /**
+         * DataSourcesResponse
+         * @description What a job of this namespace can mount: its PVCs and its connections.
+         */
+        DataSourcesResponse: {
+            /** Claims */
+            claims?: components["schemas"]["ClaimView"][];
+            /** Connections */
+            connections?: components["schemas"]["ConnectionView"][];
+            /**
+             * Visibility
+             * @description claims / connections: whether this identity may list them.
+             */
+            visibility?: {
+                [key: string]: components["schemas"]["Visibility"];
+            };
+        };
         /**
          * Degraded
          * @description The API server answers, but not well (slow, throttling, errors) or the watches are reconnecting: shown as is
@@ -2446,6 +2532,53 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    get_DataSourcesHandler: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataSourcesResponse"];
+                };
+            };
+            /** @description error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     post_FitHandler: {
         parameters: {
             query?: never;
