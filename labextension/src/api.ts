@@ -47,6 +47,8 @@ export type FitResponse = Schemas['FitResponse'];
 export type FitVerdict = Schemas['FitVerdict'];
 export type SubmitResponse = Schemas['SubmitResponse'];
 export type TimeLimitRequest = Schemas['TimeLimitRequest'];
+export type DataSourcesResponse = Schemas['DataSourcesResponse'];
+export type ClaimView = Schemas['ClaimView'];
 
 /** Which jobs GET /jobs lists. */
 export type JobScope = 'mine' | 'namespace';
@@ -150,6 +152,13 @@ export function fetchProfiles(
   settings: ServerConnection.ISettings
 ): Promise<HardwareProfilesResponse> {
   return requestAPI<HardwareProfilesResponse>('profiles', settings);
+}
+
+/** GET /data: the PVCs and connections a job of the namespace can mount. */
+export function fetchDataSources(
+  settings: ServerConnection.ISettings
+): Promise<DataSourcesResponse> {
+  return requestAPI<DataSourcesResponse>('data', settings);
 }
 
 export function fetchQueues(

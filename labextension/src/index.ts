@@ -19,6 +19,7 @@ import { ISettingRegistry } from '@jupyterlab/settingregistry';
 
 import {
   deleteJob,
+  fetchDataSources,
   fetchInfo,
   fetchInventory,
   fetchInventoryNodes,
@@ -144,7 +145,8 @@ const plugin: JupyterFrontEndPlugin<AccelModel> = {
         }
       },
       fit: (request, signal) => postFit(serverSettings, request, signal),
-      submit: request => submitJob(serverSettings, request)
+      submit: request => submitJob(serverSettings, request),
+      dataSources: () => fetchDataSources(serverSettings)
     };
 
     const panel = new AccelPanel({ model, cluster, actions });

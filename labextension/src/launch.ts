@@ -27,6 +27,11 @@ export interface ILaunchForm {
   queue: string;
   /** A runtime of the cluster's catalogue ('' : the server's default). */
   runtime: string;
+  /** A PVC of the namespace to mount ('' : none), and where. */
+  dataClaim: string;
+  dataPath: string;
+  /** A connection to give as environment variables ('' : none). */
+  connection: string;
   priority: string;
   /** Maximum run time in hours ('' : the server's default for the kind). */
   maxRunHours: string;
@@ -53,6 +58,9 @@ export function defaultForm(): ILaunchForm {
     profile: '',
     queue: '',
     runtime: '',
+    dataClaim: '',
+    dataPath: '/data',
+    connection: '',
     priority: '',
     maxRunHours: ''
   };
@@ -139,6 +147,23 @@ export function buildRequest(
   if (form.runtime && shape.runtimes?.includes(form.runtime)) {
     request.runtime = form.runtime;
   }
+  if (form.dataClaim) {
+    const path = form.dataPath.trim();
+    if (!path.startsWith('/')) {
+      errors.dataPath = 'Mount path: an absolute path, e.g. /data.';
+    }
+    request.volumes = [
+      {
+        claim: form.dataClaim,
+        mount_path: path,
+        read_only: false,
+        sub_path: null
+      }
+    ];
+  }
+  if (form.connection) {
+    request.secrets = [{ name: form.connection, mount_path: null }];
+  }
   if (shape.program.length) {
     if (form.mode === 'script' && shape.program.includes('script')) {
       if (form.script.trim()) {
@@ -215,6 +240,10 @@ export function fieldForPath(
     case 'queue':
     case 'runtime':
       return head;
+    case 'volumes':
+      return path.endsWith('mount_path') ? 'dataPath' : 'dataClaim';
+    case 'secrets':
+      return 'connection';
     case 'command':
     case 'entrypoint':
       return 'command';

@@ -18,6 +18,7 @@ function job(name: string, status: JobView['status']): JobView {
     uid: null,
     managed_by_us: true,
     workbench: null,
+    progress: null,
     status,
     reason: null,
     display: {

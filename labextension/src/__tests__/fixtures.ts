@@ -28,6 +28,7 @@ export function notConfiguredInfo(version: string): InfoResponse {
       cluster_reads: null
     },
     capabilities: {
+      compatibility: null,
       apis: {
         kueue: null,
         kueue_visibility: null,
@@ -63,6 +64,7 @@ export function connectedInfo(version: string): InfoResponse {
       cluster_reads: null
     },
     capabilities: {
+      compatibility: null,
       apis: {
         kueue: 'v1beta2',
         kueue_visibility: null,

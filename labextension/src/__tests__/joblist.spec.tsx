@@ -91,6 +91,28 @@ describe('the job list', () => {
       text.test(b.textContent ?? '')
     );
 
+  it("shows a job's own progress as a bar with the server's line, and none without it", async () => {
+    const training = {
+      ...job('train-1', 'Running'),
+      progress: {
+        percent: 50,
+        remaining_seconds: 120,
+        metrics: [{ name: 'loss', value: '0.5' }],
+        updated: null,
+        text: '50 % · about 2m left · loss 0.5'
+      }
+    } as JobView;
+    const host = await render([training, job('plain', 'Running')]);
+    await until(() => rows(host).length === 2);
+    const bars = host.querySelectorAll('[role="progressbar"]');
+    expect(bars.length).toBe(1);
+    expect(bars[0].getAttribute('aria-valuenow')).toBe('50');
+    expect(bars[0].getAttribute('aria-label')).toBe('Progress of train-1');
+    expect(host.querySelector('.jp-accel-progress-text')?.textContent).toBe(
+      '50 % · about 2m left · loss 0.5'
+    );
+  });
+
   it('shows the first rows of a long list and adds more on request', async () => {
     const many = Array.from({ length: 120 }, (_, i) =>
       job(`job-${i}`, i % 2 ? 'Running' : 'Queued')

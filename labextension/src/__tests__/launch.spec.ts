@@ -274,3 +274,56 @@ describe('maximum run time', () => {
     expect(fieldForPath('max_run_seconds')).toBe('maxRunHours');
   });
 });
+
+describe('data and runtimes', () => {
+  it('mounts the chosen PVC where asked and gives the connection as environment', () => {
+    const form = {
+      ...defaultForm(),
+      kind: 'pytorch' as const,
+      command: 'python train.py',
+      dataClaim: 'shared-data',
+      dataPath: '/data',
+      connection: 's3-bucket'
+    };
+    const { request, errors } = buildRequest(form);
+    expect(errors).toEqual({});
+    expect(request?.volumes).toEqual([
+      {
+        claim: 'shared-data',
+        mount_path: '/data',
+        read_only: false,
+        sub_path: null
+      }
+    ]);
+    expect(request?.secrets).toEqual([{ name: 's3-bucket', mount_path: null }]);
+    expect(buildRequest({ ...form, dataPath: 'data' }).errors.dataPath).toMatch(
+      /absolute path/
+    );
+    expect(fieldForPath('volumes.0.mount_path')).toBe('dataPath');
+    expect(fieldForPath('volumes.0.claim')).toBe('dataClaim');
+    expect(fieldForPath('secrets.0.name')).toBe('connection');
+  });
+
+  it('sends a runtime only where the cluster offers it for the kind', () => {
+    const offered = (KINDS as JobKindInfo[]).map(k =>
+      k.kind === 'trainjob' ? { ...k, runtimes: ['torch-distributed'] } : k
+    );
+    setJobKinds(offered);
+    try {
+      const form = {
+        ...defaultForm(),
+        kind: 'trainjob' as const,
+        command: 'python train.py',
+        workers: '2',
+        runtime: 'torch-distributed'
+      };
+      expect(buildRequest(form).request?.runtime).toBe('torch-distributed');
+      expect(
+        buildRequest({ ...form, runtime: 'not-offered' }).request?.runtime
+      ).toBeUndefined();
+      expect(fieldForPath('runtime')).toBe('runtime');
+    } finally {
+      setJobKinds(KINDS as JobKindInfo[]);
+    }
+  });
+});

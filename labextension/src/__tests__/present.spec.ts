@@ -164,7 +164,8 @@ describe('kind shapes drive the launch form', () => {
     setJobKinds(KINDS as JobKindInfo[]);
     expect(kindShape('ray-job')).toEqual({
       program: ['entrypoint', 'script'],
-      minWorkers: 0
+      minWorkers: 0,
+      runtimes: null
     });
     expect(kindShape('ray-cluster').program).toEqual([]);
     expect(kindShape('pytorch').minWorkers).toBe(1);

@@ -1,6 +1,7 @@
 /** The Launch section: the job form with its live fit check. */
 import * as React from 'react';
 
+import type { DataSourcesResponse } from '../api';
 import { ClusterModel } from '../cluster';
 import {
   buildRequest,
@@ -72,6 +73,10 @@ export function FitVerdict(props: { state: FitState }): JSX.Element {
   );
 }
 
+function claimNote(data: DataSourcesResponse, claim: string): string | null {
+  return (data.claims ?? []).find(c => c.name === claim)?.note ?? null;
+}
+
 export function LaunchForm(props: {
   model: ClusterModel;
   actions: IClusterActions;
@@ -105,6 +110,18 @@ export function LaunchForm(props: {
     return () => checker.current?.cancel();
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
+  const [data, setData] = React.useState<DataSourcesResponse | null>(null);
+  React.useEffect(() => {
+    // what a job can mount: listed once when the form opens (not watched; reopen the section to refresh)
+    let live = true;
+    actions
+      .dataSources?.()
+      .then(answer => live && setData(answer))
+      .catch(() => live && setData(null));
+    return () => {
+      live = false;
+    };
+  }, [actions]);
   React.useEffect(() => {
     if (props.focus > 0) {
       firstInput.current?.focus();
@@ -149,6 +166,9 @@ export function LaunchForm(props: {
 
   const queues = model.queues.data?.queues ?? [];
   const runtimes = kindShape(form.kind).runtimes;
+  const claims = data?.claims ?? [];
+  const connections = data?.connections ?? [];
+  const note = data ? claimNote(data, form.dataClaim) : null;
   const profiles = (model.profiles.data?.profiles ?? []).filter(p => p.enabled);
   const types = model.inventory.data?.accelerator_names ?? [];
   const typeOptions = types.includes(form.acceleratorType)
@@ -299,6 +319,49 @@ export function LaunchForm(props: {
             {profiles.map(p => (
               <option key={p.name} value={p.name}>
                 {p.display_name}
+              </option>
+            ))}
+          </select>
+        </Field>
+      )}
+      {claims.length > 0 && (
+        <Field label="Data: a PVC to mount" {...field('dataClaim')}>
+          <select
+            value={form.dataClaim}
+            onChange={e => update({ dataClaim: e.target.value })}
+          >
+            <option value="">None</option>
+            {claims.map(c => (
+              <option key={c.name} value={c.name}>
+                {c.name}
+                {c.capacity
+                  ? ` (${c.capacity}, ${(c.access_modes ?? []).join(', ')})`
+                  : ''}
+              </option>
+            ))}
+          </select>
+        </Field>
+      )}
+      {note && <p className="jp-accel-muted jp-accel-claim-note">{note}</p>}
+      {form.dataClaim && (
+        <Field label="Mounted at" {...field('dataPath')}>
+          <input
+            type="text"
+            value={form.dataPath}
+            onChange={e => update({ dataPath: e.target.value })}
+          />
+        </Field>
+      )}
+      {connections.length > 0 && (
+        <Field label="Connection (as environment)" {...field('connection')}>
+          <select
+            value={form.connection}
+            onChange={e => update({ connection: e.target.value })}
+          >
+            <option value="">None</option>
+            {connections.map(c => (
+              <option key={c.name} value={c.name}>
+                {c.display_name ?? c.name} ({c.connection_type})
               </option>
             ))}
           </select>

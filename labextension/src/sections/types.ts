@@ -1,5 +1,11 @@
 /** What the sidebar's sections share: the actions they may ask the app for, and their ids and titles. */
-import type { FitResponse, JobRequest, JobView, SubmitResponse } from '../api';
+import type {
+  DataSourcesResponse,
+  FitResponse,
+  JobRequest,
+  JobView,
+  SubmitResponse
+} from '../api';
 
 /** What the sections can ask the app to do. */
 export interface IClusterActions {
@@ -10,6 +16,8 @@ export interface IClusterActions {
   remove(job: JobView): Promise<void>;
   fit(request: JobRequest, signal: AbortSignal): Promise<FitResponse>;
   submit(request: JobRequest): Promise<SubmitResponse>;
+  /** The PVCs and connections a job can mount (the launch form offers them). */
+  dataSources?(): Promise<DataSourcesResponse>;
 }
 
 export type SectionId = 'accelerators' | 'queues' | 'jobs' | 'launch';
