@@ -411,33 +411,12 @@ async def test_a_connections_values_reach_the_job_and_never_an_answer_or_a_log_l
 TRAINER = pytest.mark.devcluster(needs=["jobset", "trainer-controller", "kueue"])
 
 # The RANKS rendezvous, on what Trainer injects (torchrun's PET_* variables; the image has no torch to read them).
-PET_RANKS = """
-import os, socket, time
-rank, world = int(os.environ["PET_NODE_RANK"]), int(os.environ["PET_NNODES"])
-addr, port = os.environ["PET_MASTER_ADDR"], int(os.environ["PET_MASTER_PORT"])
-print(f"NODE_RANK {rank} NNODES {world} MASTER {addr}", flush=True)
-if rank == 0:
-    server = socket.create_server(("", port))
-    server.settimeout(300)
-    joined = set()
-    while len(joined) < world - 1:
-        conn, _ = server.accept()
-        joined.add(conn.recv(16).decode())
-        conn.close()
-    time.sleep(3)
-    print(f"RANKS JOINED {' '.join(sorted(joined))}", flush=True)
-else:
-    deadline = time.monotonic() + 300
-    while True:
-        try:
-            with socket.create_connection((addr, port), timeout=5) as conn:
-                conn.sendall(str(rank).encode())
-            break
-        except OSError:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(1)
-"""
+PET_RANKS = (
+    RANKS.replace('"RANK"', '"PET_NODE_RANK"')
+    .replace('"WORLD_SIZE"', '"PET_NNODES"')
+    .replace('"MASTER_ADDR"', '"PET_MASTER_ADDR"')
+    .replace('"MASTER_PORT"', '"PET_MASTER_PORT"')
+)
 
 
 @TRAINER
@@ -455,8 +434,8 @@ async def test_trainjob_runs_every_rank_from_what_trainer_injected(api, unique, 
         code, logs = await api.call("GET", f"jobs/trainjob/{name}/logs", all="true")
         assert code == 200, logs
         master = f"{name}-node-0-0.{name}"  # Trainer's headless-Service name of rank 0
-        assert f"NODE_RANK 0 NNODES 2 MASTER {master}" in logs, logs
-        assert f"NODE_RANK 1 NNODES 2 MASTER {master}" in logs, logs
+        assert f"RANK 0 WORLD_SIZE 2 MASTER {master}" in logs, logs  # the values of PET_NODE_RANK, PET_NNODES, ...
+        assert f"RANK 1 WORLD_SIZE 2 MASTER {master}" in logs, logs
         assert "RANKS JOINED 1" in logs, logs  # rank 1 reached rank 0 over the pod network, by Trainer's DNS name
     finally:
         await api.call("DELETE", f"jobs/trainjob/{name}")
