@@ -63,3 +63,21 @@ def test_follower_fires_on_the_first_stream_event_and_stops(client):
     follower.stop()
     follower.join(5)
     assert not follower.running
+
+
+def test_monitor_shows_a_reported_percentage_as_a_bar_and_hides_it_otherwise(client):
+    from jupyter_accel.models import JobProgress
+
+    monitor = JobMonitor("trainjob", "nothing-here", client=client, live=False)
+    try:
+        assert monitor.progress.layout.display == "none"
+        monitor._show_progress(JobProgress(percent=50, text="50 %"))
+        assert (monitor.progress.value, monitor.progress.description, monitor.progress.layout.display) == (
+            50,
+            "50 %",
+            "",
+        )
+        monitor._show_progress(JobProgress(percent=None, text="loss 2"))  # numbers, no percentage: no bar
+        assert monitor.progress.layout.display == "none"
+    finally:
+        monitor.close()

@@ -58,3 +58,15 @@ def test_the_job_view_carries_it_and_other_kinds_report_none():
         "status": {"trainerStatus": RECORDED},  # not a field of its kind: never read as progress
     }
     assert job_view(pytorch).progress is None
+
+
+def test_accel_status_and_jobs_show_the_numbers():
+    from jupyter_accel.models import JobsResponse
+    from jupyter_accel.notebook.display import to_text
+    from jupyter_accel.notebook.display.job_views import job_blocks, jobs_blocks
+
+    view = job_view(trainjob(RECORDED))
+    status = to_text(job_blocks(view))
+    assert "Progress: 50 % · about 3m left · loss 0.41 · eval_accuracy 0.87" in status
+    listing = to_text(jobs_blocks(JobsResponse(jobs=[view])))
+    assert "progress" in listing and "50 % · about 3m left" in listing
