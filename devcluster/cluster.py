@@ -621,14 +621,13 @@ class Cluster:
         sa.mkdir(exist_ok=True)
         shutil.copy(self.pki_dir / "trainer-serving.crt", certs / "tls.crt")
         shutil.copy(self.pki_dir / "trainer-serving.key", certs / "tls.key")
-        token = ""
-        if real:
-            for obj in manifests.trainer_status_objects(ca_pem, pki.NODE_IP):
-                self.admin.apply(obj)
-            path = self.admin.path("v1", "ServiceAccount", manifests.TRAINER_NAMESPACE, manifests.TRAINER_SERVICE)
-            body = {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest",
-                    "spec": {"expirationSeconds": 7 * 86400}}  # fmt: skip
-            token = self.admin.request("POST", f"{path}/token", body)["status"]["token"]
+        # its status server reads the token at start, real node or not (without one no pod can dial it)
+        for obj in manifests.trainer_status_objects(ca_pem, pki.NODE_IP):
+            self.admin.apply(obj)
+        path = self.admin.path("v1", "ServiceAccount", manifests.TRAINER_NAMESPACE, manifests.TRAINER_SERVICE)
+        body = {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest",
+                "spec": {"expirationSeconds": 7 * 86400}}  # fmt: skip
+        token = self.admin.request("POST", f"{path}/token", body)["status"]["token"]
         pki.write(sa / "token", token.encode())
         pki.write(sa / "namespace", manifests.TRAINER_NAMESPACE.encode(), 0o644)
         hosts = self.run / "trainer-hosts"
