@@ -39,8 +39,8 @@ def compatibility(
         report.served.append(f"Kueue: {KUEUE}/{kueue}")
         if kueue == "v1beta1":
             report.deprecated.append(
-                "Kueue serves only its v1beta1 API, deprecated since Kueue 0.19 added v1beta2 as its storage "
-                "version: this Kueue is older than 0.15, and an upgrade drops v1beta1 in time"
+                "Kueue serves only its v1beta1 API: this Kueue is older than 0.15, which added v1beta2; v1beta1 is "
+                "deprecated since Kueue 0.19"
             )
         else:
             report.features.append("Kueue's v1beta2 API (Kueue 0.15 or later)")
