@@ -25,6 +25,9 @@ if [ ! -f "$stamp" ]; then
   (cd labextension && npm ci --no-audit --no-fund --loglevel=error)
   python -m pip install -q -e ".[test]"
   python -m pip install -q -e ./devcluster  # the test cluster, a package of its own (its pytest plugin included)
+  # jupyter-server-mcp (a test dependency, for the agent tools) turns itself on in every server, on port 3001:
+  # off here, so the demo's and the tests' servers stay as they were; the agent tests turn it on per server
+  jupyter server extension disable --sys-prefix jupyter_server_mcp >/dev/null 2>&1
   rm -f .venv/.deps-*; touch "$stamp"
 fi
 [ -d labextension/node_modules ] || (cd labextension && npm ci --no-audit --no-fund --loglevel=error)

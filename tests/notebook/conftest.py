@@ -55,7 +55,10 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(tmp: Path, accel_config: dict, extra_env: dict[str, str] | None = None) -> JupyterServer:
+def start_server(
+    tmp: Path, accel_config: dict, extra_env: dict[str, str] | None = None, server_config: dict | None = None
+) -> JupyterServer:
+    """`server_config`: more traitlets sections (e.g. MCPExtensionApp) and jpserver_extensions to turn on."""
     root, runtime, config, data = (tmp / n for n in ("root", "runtime", "config", "data"))
     for d in (root, runtime, config, data):
         d.mkdir(parents=True, exist_ok=True)
@@ -68,13 +71,11 @@ def start_server(tmp: Path, accel_config: dict, extra_env: dict[str, str] | None
         "JUPYTER_DATA_DIR": str(data),
         **(extra_env or {}),
     }
+    more = dict(server_config or {})
+    # jupyter-server-mcp is installed for the agent tests and turns itself on: only the servers that ask get it
+    extensions = {"jupyter_accel": True, "jupyter_server_mcp": False, **more.pop("jpserver_extensions", {})}
     (config / "jupyter_server_config.json").write_text(
-        json.dumps(
-            {
-                "ServerApp": {"jpserver_extensions": {"jupyter_accel": True}},
-                "AccelConfig": accel_config,
-            }
-        )
+        json.dumps({"ServerApp": {"jpserver_extensions": extensions}, "AccelConfig": accel_config, **more})
     )
     log = tmp / "server.log"
     cmd = [
@@ -197,15 +198,21 @@ CLUSTER_NAMESPACE = "team-a"
 CLUSTER_IDENTITY = "queue-viewer"  # the notebook user's rights plus node and quota reads: the fit check has numbers
 
 
-def _connected_server(devcluster, tmp: Path, extra_config: dict | None = None) -> JupyterServer:
+def _connected_server(
+    devcluster,
+    tmp: Path,
+    extra_config: dict | None = None,
+    identity: str | None = None,
+    server_config: dict | None = None,
+) -> JupyterServer:
     """A server whose extension talks to devcluster as a team-a user, from a workbench named by NB_PREFIX."""
     config = {
         "identity": "kubeconfig",
-        "kubeconfig": str(devcluster.kubeconfig(CLUSTER_IDENTITY)),
+        "kubeconfig": str(devcluster.kubeconfig(identity or CLUSTER_IDENTITY)),
         "namespace": CLUSTER_NAMESPACE,
         **(extra_config or {}),
     }
-    server = start_server(tmp, config, {"NB_PREFIX": "/notebook/team-a/notebook-tests"})
+    server = start_server(tmp, config, {"NB_PREFIX": "/notebook/team-a/notebook-tests"}, server_config)
     client = AccelClient(server.url, server.token)
     deadline = time.monotonic() + 60
     while client.info().connection.state != "connected":
@@ -258,8 +265,8 @@ def start_connected_server(devcluster) -> Iterator[Callable[..., JupyterServer]]
     """Start servers connected to devcluster (`(tmp, extra_config) -> server`); all of them stop at the end."""
     started: list[JupyterServer] = []
 
-    def start(tmp: Path, extra: dict | None = None) -> JupyterServer:
-        started.append(_connected_server(devcluster, tmp, extra))
+    def start(tmp: Path, extra: dict | None = None, **kw: Any) -> JupyterServer:
+        started.append(_connected_server(devcluster, tmp, extra, **kw))
         return started[-1]
 
     yield start
