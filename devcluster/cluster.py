@@ -446,7 +446,7 @@ class Cluster:
 
         self._wait("CRDs Established", established, ("kube-apiserver",), timeout)
         self._mark("crds", t0)
-        for obj in manifests.data("hardware-profiles.yaml"):
+        for obj in manifests.data("hardware-profiles.yaml") + manifests.data("workbench.yaml"):
             self.admin.apply(obj)
         for obj in manifests.trainer_runtimes(real.image if real else None):
             self.admin.apply(obj)

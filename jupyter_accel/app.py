@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from .services.jobs import JobsService
     from .services.ports import JobSettings
     from .services.reads import Inventory
+    from .services.workbench import WorkbenchService
 
 PROBE_TTL = 15.0  # seconds an answered connection probe stays fresh
 READ_RECENTLY = 120.0  # seconds after a request that the server counts as read (see is_read)
@@ -204,6 +205,18 @@ class AccelApp(ExtensionApp):
         writer = ClusterWriter(hub.api, cfg.request_timeout, on_written=hub.note_write)
         idle = getattr(self, "idle_watch", None)
         return JobsService(hub, writer, self.registry, self.job_settings(), idle, self.kept_store)
+
+    def workbench_service(self, hub: Hub) -> WorkbenchService:
+        """This workbench's Notebook, read and patched with the server's identity (the user's, where forwarded)."""
+        from .cluster.writes import ClusterWriter
+        from .domain.labels import workbench_name
+        from .services.workbench import WorkbenchService
+
+        cfg = self.accel_config
+        writer = ClusterWriter(hub.api, cfg.request_timeout, on_written=hub.note_write)
+        # the Notebook's own name: NB_PREFIX's last part (/notebook/<ns>/<name>)
+        name = workbench_name(self.workbench_prefix())
+        return WorkbenchService(hub, writer, self.registry, name, read_only=cfg.read_only)
 
     def _idle_round(self) -> None:
         """One round of the idle Ray cluster check (services/idle.py), in its thread: each interactive cluster

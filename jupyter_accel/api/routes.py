@@ -19,6 +19,7 @@ from .jobs import (
 )
 from .queues import QueuesHandler, WorkloadsHandler
 from .stream import StreamHandler
+from .workbench import WorkbenchHandler, WorkbenchProfileHandler
 
 # order matters where patterns overlap: jobs/cleanup before jobs/{kind}/{name}; the JSON 404 for anything else
 # below the prefix comes last
@@ -32,6 +33,8 @@ HANDLERS: list[type[AccelHandler]] = [
     QueuesHandler,
     WorkloadsHandler,
     DataSourcesHandler,
+    WorkbenchHandler,
+    WorkbenchProfileHandler,
     FitHandler,
     CleanupHandler,
     JobsHandler,

@@ -96,6 +96,11 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "QueueView",
         "ResourceQuota",
     ),
+    "workbench": (
+        "WorkbenchProfileRequest",
+        "WorkbenchProfileResponse",
+        "WorkbenchView",
+    ),
     "workloads": (
         "PodSetAssignment",
         "PodSetRequest",

@@ -262,6 +262,24 @@ class AccelClient:
         """The namespace's PVCs and connections a job can mount (DataSourcesResponse)."""
         return self._get("data", "DataSourcesResponse")
 
+    def workbench(self) -> BaseModel:
+        """This workbench's Notebook: accelerators, hardware profile, queue (WorkbenchView)."""
+        return self._get("workbench", "WorkbenchView")
+
+    def change_workbench_profile(
+        self, profile: str, *, namespace: str | None = None, queue: str | None = None, dry_run: bool = False
+    ) -> BaseModel:
+        """Patch this workbench's Notebook to another hardware profile (the platform restarts it: the kernel is
+        lost); `dry_run` checks and shows the patch (WorkbenchProfileResponse)."""
+        body = {
+            "hardware_profile": profile,
+            "hardware_profile_namespace": namespace,
+            "queue": queue,
+            "dry_run": dry_run,
+        }
+        body = {k: v for k, v in body.items() if v is not None}
+        return self._parse("WorkbenchProfileResponse", self._call("POST", "workbench/profile", body=body))
+
     def queues(self) -> BaseModel:
         return self._get("queues", "QueuesResponse")
 

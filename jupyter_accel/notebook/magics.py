@@ -19,7 +19,7 @@ from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 
 from .client import JOB_KINDS, AccelClient, AccelError
-from .display import Para, View, blocks
+from .display import Para, View, blocks, to_text
 from .display.cluster_views import doctor_blocks
 from .requests import DEFAULT_GPU_TYPE, job_request, parse_data, parse_duration, parse_env
 
@@ -136,6 +136,14 @@ def _accel_parser() -> _Parser:
     sub.add_parser("profiles", help="hardware profiles")
     sub.add_parser("queues", help="Kueue LocalQueues and their quota")
     sub.add_parser("data", help="PVCs and connections of the namespace that a job can mount")
+    workbench = sub.add_parser(
+        "workbench", help="this workbench: accelerators, hardware profile, queue; --profile NAME changes it"
+    )
+    workbench.add_argument("--profile", help="the hardware profile to change to (the workbench restarts)")
+    workbench.add_argument("--profile-namespace", help="the profile's namespace, where names repeat")
+    workbench.add_argument("--queue", help="the LocalQueue, in a Kueue-managed project")
+    workbench.add_argument("--dry-run", action="store_true", help="check and show the patch; change nothing")
+    workbench.add_argument("--yes", action="store_true", help="do not ask before changing it")
     sub.add_parser("workloads", help="Kueue workloads, why they wait, their position")
     jobs = sub.add_parser("jobs", help="your jobs (--all: every job of the namespace)")
     jobs.add_argument("--all", action="store_true", help="every job of the namespace, not only yours")
@@ -253,6 +261,8 @@ class AccelMagics(Magics):
             return View(c.queues())
         if cmd == "data":
             return View(c.data())
+        if cmd == "workbench":
+            return self._workbench(c, args)
         if cmd == "workloads":
             return View(c.workloads())
         if cmd == "jobs":
@@ -293,6 +303,19 @@ class AccelMagics(Magics):
                 raise UsageError("No token entered; nothing changed.")
             return View(c.set_token(token))
         raise UsageError(f"unknown command {cmd}")  # argparse's choices make this unreachable
+
+    def _workbench(self, c: AccelClient, args: argparse.Namespace) -> Any:
+        if not args.profile:
+            return View(c.workbench())
+        change = {"namespace": args.profile_namespace, "queue": args.queue}
+        preview = c.change_workbench_profile(args.profile, dry_run=True, **change)
+        if args.dry_run:
+            return View(preview)
+        print(to_text(blocks(preview)))
+        if not args.yes and input("Change the workbench's profile now? [y/N] ").strip().lower() not in ("y", "yes"):
+            print("Nothing changed.")
+            return None
+        return View(c.change_workbench_profile(args.profile, **change))
 
     @cell_magic
     def accel_job(self, line: str, cell: str) -> Any:

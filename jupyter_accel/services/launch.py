@@ -24,6 +24,7 @@ from .ports import Caches, JobSettings
 
 if TYPE_CHECKING:
     from ..domain.accelerators import AcceleratorRegistry
+    from ..domain.resources import PodDemand
 
 # what a fit check puts in a request whose program is not written yet: the verdict depends on its shape only
 NO_OP_PROGRAM: dict[str, Any] = {"entrypoint": "true", "command": ["true"]}
@@ -122,11 +123,16 @@ def fit(hub: Caches, registry: AcceleratorRegistry, settings: JobSettings, reque
     if spec.program and not any(getattr(request, p) is not None for p in spec.program):
         request = request.model_copy(update={spec.program[0]: NO_OP_PROGRAM[spec.program[0]]})
     built = prepare(hub, registry, settings, request, pack=False)
-    lq = hub.get("localqueues", built.queue, hub.namespace) if built.queue else None
+    return fit_demands(hub, registry, built.demands, built.queue)
+
+
+def fit_demands(hub: Caches, registry: AcceleratorRegistry, demands: list[PodDemand], queue: str | None) -> FitResponse:
+    """The fit check of some pods going to `queue`, from the caches: jobs and the workbench's own pod."""
+    lq = hub.get("localqueues", queue, hub.namespace) if queue else None
     cq_name = ((lq or {}).get("spec") or {}).get("clusterQueue")
     served = "allocations" in hub.informers  # the read service sums the pods
     return check_fit(
-        built.demands,
+        demands,
         nodes=_readable(hub, "nodes"),
         pods=None if served else _readable(hub, "allpods"),
         allocated=allocations_from_wire(_readable(hub, "allocations")) if served else None,

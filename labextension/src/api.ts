@@ -48,6 +48,9 @@ export type FitVerdict = Schemas['FitVerdict'];
 export type SubmitResponse = Schemas['SubmitResponse'];
 export type TimeLimitRequest = Schemas['TimeLimitRequest'];
 export type DataSourcesResponse = Schemas['DataSourcesResponse'];
+export type WorkbenchView = Schemas['WorkbenchView'];
+export type WorkbenchProfileRequest = Schemas['WorkbenchProfileRequest'];
+export type WorkbenchProfileResponse = Schemas['WorkbenchProfileResponse'];
 export type ClaimView = Schemas['ClaimView'];
 
 /** Which jobs GET /jobs lists. */
@@ -159,6 +162,24 @@ export function fetchDataSources(
   settings: ServerConnection.ISettings
 ): Promise<DataSourcesResponse> {
   return requestAPI<DataSourcesResponse>('data', settings);
+}
+
+/** GET /workbench: the Notebook this server runs in. */
+export function fetchWorkbench(
+  settings: ServerConnection.ISettings
+): Promise<WorkbenchView> {
+  return requestAPI<WorkbenchView>('workbench', settings);
+}
+
+/** POST /workbench/profile: preview (dry_run) or patch the Notebook's hardware profile. */
+export function postWorkbenchProfile(
+  settings: ServerConnection.ISettings,
+  request: WorkbenchProfileRequest
+): Promise<WorkbenchProfileResponse> {
+  return requestAPI<WorkbenchProfileResponse>('workbench/profile', settings, {
+    method: 'POST',
+    body: JSON.stringify(request)
+  });
 }
 
 export function fetchQueues(

@@ -20,6 +20,8 @@ import { ISettingRegistry } from '@jupyterlab/settingregistry';
 import {
   deleteJob,
   fetchDataSources,
+  fetchWorkbench,
+  postWorkbenchProfile,
   fetchInfo,
   fetchInventory,
   fetchInventoryNodes,
@@ -146,7 +148,24 @@ const plugin: JupyterFrontEndPlugin<AccelModel> = {
       },
       fit: (request, signal) => postFit(serverSettings, request, signal),
       submit: request => submitJob(serverSettings, request),
-      dataSources: () => fetchDataSources(serverSettings)
+      dataSources: () => fetchDataSources(serverSettings),
+      workbench: () => fetchWorkbench(serverSettings),
+      changeWorkbenchProfile: async (request, warning) => {
+        if (!request.dry_run) {
+          const result = await showDialog({
+            title: `Change this workbench to ${request.hardware_profile}?`,
+            body: warning ?? '',
+            buttons: [
+              Dialog.cancelButton(),
+              Dialog.warnButton({ label: 'Change profile' })
+            ]
+          });
+          if (!result.button.accept) {
+            return null;
+          }
+        }
+        return postWorkbenchProfile(serverSettings, request);
+      }
     };
 
     const panel = new AccelPanel({ model, cluster, actions });

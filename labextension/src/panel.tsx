@@ -203,6 +203,7 @@ export class ClusterSectionsView extends ReactWidget {
   }
 
   private _expanded: Record<SectionId, boolean> = {
+    workbench: false,
     accelerators: true,
     queues: true,
     jobs: true,

@@ -11,6 +11,7 @@ import { AcceleratorsSection } from './sections/accelerators';
 import { JobsSection } from './sections/jobs';
 import { LaunchForm } from './sections/launch';
 import { QueuesSection } from './sections/queues';
+import { WorkbenchSection } from './sections/workbench';
 import type { IClusterActions, SectionId } from './sections/types';
 
 export { ProgressBar, StatusBadge } from './components/common';
@@ -30,6 +31,14 @@ export interface IClusterViewProps {
 
 export function ClusterView(props: IClusterViewProps): JSX.Element {
   const { model, expanded, onToggle } = props;
+  const { workbench: read, changeWorkbenchProfile: change } = props.actions;
+  const workbench = React.useMemo(
+    () =>
+      read && change
+        ? { workbench: read, changeWorkbenchProfile: change }
+        : null,
+    [read, change]
+  );
   const fetchNodes = React.useCallback(
     (key: string, offset: number, limit: number) =>
       model.fetchNodes(key, offset, limit),
@@ -38,6 +47,15 @@ export function ClusterView(props: IClusterViewProps): JSX.Element {
   return (
     <div className="jp-accel-cluster">
       <StreamStatus state={model.streamState} error={model.streamError} />
+      {workbench && (
+        <Section id="workbench" expanded={expanded} onToggle={onToggle}>
+          <WorkbenchSection
+            actions={workbench}
+            profiles={model.profiles.data?.profiles ?? []}
+            readOnly={props.readOnly}
+          />
+        </Section>
+      )}
       <Section id="accelerators" expanded={expanded} onToggle={onToggle}>
         <AcceleratorsSection
           inventory={model.inventory}

@@ -274,3 +274,41 @@ def workloads_blocks(m: Any) -> list[Block]:
         Table(["workload", "owner", "queue", "state", "in line", "priority", "why"], rows, empty="No workloads.")
     )
     return out
+
+
+def workbench_blocks(m: Any) -> list[Block]:
+    """`%accel workbench`: this workbench's Notebook (WorkbenchView)."""
+    out: list[Block] = [Heading("This workbench"), *visibility_blocks(m.visibility, "The workbench"), Para(m.message)]
+    if not m.found:
+        return out
+    managed = {True: "yes", False: "no", None: "not visible to your account"}[m.kueue_managed]
+    rows = [
+        ["hardware profile", opt(m.profile_display_name or m.hardware_profile)],
+        ["requests", ", ".join(f"{k} {v}" for k, v in sorted(m.requests.items())) or DASH],
+        ["limits", ", ".join(f"{k} {v}" for k, v in sorted(m.limits.items())) or DASH],
+        ["queue", opt(m.queue)],
+        ["Kueue-managed project", managed],
+    ]
+    out.append(Table(["", ""], rows, caption="Change it with %accel workbench --profile NAME (see %accel profiles)"))
+    return out
+
+
+def workbench_change_blocks(m: Any) -> list[Block]:
+    """A change of the workbench's profile (WorkbenchProfileResponse): the fit, the patch, the warning."""
+    from .job_views import fit_blocks
+
+    state = "Changed" if m.applied else "Not changed yet (preview)"
+    out: list[Block] = [Heading(f"{state}: workbench {opt(m.workbench.name)}", tone="ok" if m.applied else None)]
+    out.append(Para(m.warning, tone="warn"))
+    out += fit_blocks(m.fit)
+    out.append(
+        Table(
+            ["op", "path", "value"],
+            [[op.get("op"), op.get("path"), opt(op.get("value"))] for op in m.patch],
+            caption="The patch of the Notebook",
+            empty="Nothing to change: it already has this profile.",
+        )
+    )
+    if m.applied:
+        out.append(Para("The platform applies it when it restarts the workbench.", muted=True))
+    return out

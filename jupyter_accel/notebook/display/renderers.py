@@ -15,6 +15,8 @@ from .cluster_views import (
     inventory_nodes_blocks,
     profiles_blocks,
     queues_blocks,
+    workbench_blocks,
+    workbench_change_blocks,
     workloads_blocks,
 )
 from .format import amount
@@ -44,6 +46,8 @@ RENDERERS: dict[str, Callable[[Any], list[Block]]] = {
     "HardwareProfilesResponse": profiles_blocks,
     "QueuesResponse": queues_blocks,
     "DataSourcesResponse": data_blocks,
+    "WorkbenchView": workbench_blocks,
+    "WorkbenchProfileResponse": workbench_change_blocks,
     "WorkloadsResponse": workloads_blocks,
     "FitResponse": fit_blocks,
     "JobsResponse": jobs_blocks,

@@ -282,6 +282,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/accel/v1/workbench": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** This workbench: its Notebook's accelerators, hardware profile and queue (read when asked) */
+        get: operations["get_WorkbenchHandler"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accel/v1/workbench/profile": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Change this workbench's hardware profile: the fit check, then a patch of its Notebook with this identity (dry_run: checked by the API server, nothing changed). The platform restarts it. */
+        post: operations["post_WorkbenchProfileHandler"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/accel/v1/workloads": {
         parameters: {
             query?: never;
@@ -2359,6 +2393,137 @@ export interface components {
              */
             sub_path: string | null;
         };
+        /**
+         * WorkbenchProfileRequest
+         * @description Change this workbench's hardware profile. The platform applies it when the workbench restarts.
+         */
+        WorkbenchProfileRequest: {
+            /**
+             * Dry Run
+             * @description Check and show the patch; change nothing.
+             * @default false
+             */
+            dry_run: boolean;
+            /**
+             * Hardware Profile
+             * @description A HardwareProfile's name (GET /profiles).
+             */
+            hardware_profile: string;
+            /**
+             * Hardware Profile Namespace
+             * @description Its namespace, where names repeat.
+             * @default null
+             */
+            hardware_profile_namespace: string | null;
+            /**
+             * Queue
+             * @description The LocalQueue for a Kueue-managed project; default: the profile's, or the current label.
+             * @default null
+             */
+            queue: string | null;
+        };
+        /** WorkbenchProfileResponse */
+        WorkbenchProfileResponse: {
+            /**
+             * Applied
+             * @description The Notebook was patched.
+             */
+            applied: boolean;
+            /** @description Would the workbench's pod fit with this profile (the jobs' fit check). */
+            fit: components["schemas"]["FitResponse"];
+            /**
+             * Patch
+             * @description The JSON patch (RFC 6902) for the Notebook, as sent (or as it would be).
+             */
+            patch: {
+                [key: string]: unknown;
+            }[];
+            /**
+             * Warning
+             * @description What the change costs: the kernel and its memory are lost on restart.
+             */
+            warning: string;
+            workbench: components["schemas"]["WorkbenchView"];
+        };
+        /** WorkbenchView */
+        WorkbenchView: {
+            /**
+             * Accelerators
+             * @description Accelerators its container asks for.
+             */
+            accelerators?: {
+                [key: string]: number;
+            };
+            /**
+             * Found
+             * @description The Notebook object was read.
+             * @default false
+             */
+            found: boolean;
+            /**
+             * Hardware Profile
+             * @description opendatahub.io/hardware-profile-name, if set.
+             * @default null
+             */
+            hardware_profile: string | null;
+            /**
+             * Hardware Profile Namespace
+             * @default null
+             */
+            hardware_profile_namespace: string | null;
+            /**
+             * Kueue Managed
+             * @description The project carries kueue.openshift.io/managed=true (None: the namespace is not readable).
+             * @default null
+             */
+            kueue_managed: boolean | null;
+            /** Limits */
+            limits?: {
+                [key: string]: string;
+            };
+            /**
+             * Message
+             * @description One sentence on where it stands, for every front-end.
+             */
+            message: string;
+            /**
+             * Name
+             * @description The Notebook's name (from NB_PREFIX); none outside a workbench.
+             * @default null
+             */
+            name: string | null;
+            /**
+             * Namespace
+             * @default null
+             */
+            namespace: string | null;
+            /**
+             * Profile Display Name
+             * @description The profile's display name, where it is readable.
+             * @default null
+             */
+            profile_display_name: string | null;
+            /**
+             * Queue
+             * @description Its kueue.x-k8s.io/queue-name label, if set.
+             * @default null
+             */
+            queue: string | null;
+            /**
+             * Requests
+             * @description Its notebook container's requests (the platform wrote them from the profile).
+             */
+            requests?: {
+                [key: string]: string;
+            };
+            /**
+             * Stopped
+             * @description The platform stopped it (annotation kubeflow-resource-stopped).
+             * @default false
+             */
+            stopped: boolean;
+            visibility?: components["schemas"]["Visibility"];
+        };
         /** WorkloadCondition */
         WorkloadCondition: {
             /**
@@ -3970,6 +4135,131 @@ export interface operations {
             };
             /** @description error */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    get_WorkbenchHandler: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkbenchView"];
+                };
+            };
+            /** @description error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    post_WorkbenchProfileHandler: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WorkbenchProfileRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkbenchProfileResponse"];
+                };
+            };
+            /** @description error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

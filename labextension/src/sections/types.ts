@@ -4,7 +4,10 @@ import type {
   FitResponse,
   JobRequest,
   JobView,
-  SubmitResponse
+  SubmitResponse,
+  WorkbenchProfileRequest,
+  WorkbenchProfileResponse,
+  WorkbenchView
 } from '../api';
 
 /** What the sections can ask the app to do. */
@@ -18,11 +21,20 @@ export interface IClusterActions {
   submit(request: JobRequest): Promise<SubmitResponse>;
   /** The PVCs and connections a job can mount (the launch form offers them). */
   dataSources?(): Promise<DataSourcesResponse>;
+  /** This workbench's Notebook, and a change of its hardware profile (sections/workbench.tsx). */
+  workbench?(): Promise<WorkbenchView>;
+  /** Applying (not dry_run) asks the user first, with `warning` (the server's words); null when they decline. */
+  changeWorkbenchProfile?(
+    request: WorkbenchProfileRequest,
+    warning?: string
+  ): Promise<WorkbenchProfileResponse | null>;
 }
 
-export type SectionId = 'accelerators' | 'queues' | 'jobs' | 'launch';
+export type SectionId =
+  'workbench' | 'accelerators' | 'queues' | 'jobs' | 'launch';
 
 export const SECTION_TITLES: Record<SectionId, string> = {
+  workbench: 'This workbench',
   accelerators: 'Accelerators',
   queues: 'Queues',
   jobs: 'My jobs',
