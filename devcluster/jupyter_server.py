@@ -178,7 +178,17 @@ class ReadServiceProcess(LoggedProcess):
     """The shared read service (`python -m jupyter_accel.readservice`) in its own process on 127.0.0.1, its log in a
     file; ready once /healthz answers 200 (every key computed)."""
 
-    def __init__(self, workdir: Path, kubeconfig: Path | str, *, port: int | None = None, interval: float = 1.0):
+    def __init__(
+        self,
+        workdir: Path,
+        kubeconfig: Path | str,
+        *,
+        port: int | None = None,
+        interval: float = 1.0,
+        args: tuple[str, ...] = (),
+    ):
+        """`args`: more of the service's options (e.g. the admin's --allocations-for)."""
+        self.args = args
         self.workdir = workdir
         self.kubeconfig = str(kubeconfig)
         self.port = port or free_port()
@@ -190,7 +200,8 @@ class ReadServiceProcess(LoggedProcess):
 
     def start(self, timeout: float = 60) -> ReadServiceProcess:
         argv = [sys.executable, "-m", "jupyter_accel.readservice", "--address", "127.0.0.1", "--port", str(self.port),
-                "--kubeconfig", self.kubeconfig, "--interval", str(self.interval), "--log-level", "DEBUG"]  # fmt: skip
+                "--kubeconfig", self.kubeconfig, "--interval", str(self.interval), "--log-level", "DEBUG",
+                *self.args]  # fmt: skip
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
         self._spawn(argv, env, lambda: self.health()[0] == 200, "read service", timeout)
         return self

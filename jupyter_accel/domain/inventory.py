@@ -86,6 +86,14 @@ def allocated_by_node(pods: list[dict[str, Any]], memo: InventoryMemo | None = N
     return dict(out)
 
 
+# where allocated and free come from (InventoryResponse.free_source): the sidebar and `%accel gpus` say it
+FREE_FROM_PODS = "Allocated and free: summed from every pod of the cluster, which this account may read."
+FREE_FROM_SERVICE = (
+    "Allocated and free: summed per node by the shared read service from every pod of the cluster (it shows no pod "
+    "names or namespaces)."
+)
+
+
 def allocations_to_wire(allocated: dict[str, dict[str, Decimal]]) -> dict[str, dict[str, Any]]:
     """allocated_by_node as the read service serves it: one object per node, named like the node, its quantities as
     strings ({"metadata": {"name": node}, "allocated": {"nvidia.com/gpu": "2", "cpu": "1.5"}})."""
@@ -303,7 +311,7 @@ def build_inventory(
     pods cannot be read cluster-wide (allocatable shown, allocated/free left empty). Nodes without any
     accelerator resource are left out; nodes with an accelerator at 0 allocatable are kept."""
     allocated = None if pods is None or nodes is None else allocated_by_node(pods, memo)
-    return inventory_of(nodes, allocated, registry, message=message, memo=memo)
+    return inventory_of(nodes, allocated, registry, message=message, memo=memo, free_source=FREE_FROM_PODS)
 
 
 def inventory_of(
@@ -313,8 +321,10 @@ def inventory_of(
     *,
     message: str = NOT_VISIBLE,
     memo: InventoryMemo | None = None,
+    free_source: str = FREE_FROM_SERVICE,
 ) -> Inventory:
-    """The inventory from the nodes and what their pods hold (allocated_by_node; None: pods not visible)."""
+    """The inventory from the nodes and what their pods hold (allocated_by_node; None: pods not visible).
+    `free_source`: where those sums come from, said beside the free figures."""
     if nodes is None:
         hidden = Visibility(visible=False, message=message)
         return Inventory(InventoryResponse(visibility=hidden, pods_visibility=hidden), [])
@@ -331,6 +341,10 @@ def inventory_of(
     names = sorted({d.resource for v in views for d in v.accelerators})
     pods_vis = Visibility() if allocated is not None else Visibility(visible=False, message=message)
     summary = InventoryResponse(
-        models=summarize_models(views), node_count=len(views), accelerator_names=names, pods_visibility=pods_vis
+        models=summarize_models(views),
+        node_count=len(views),
+        accelerator_names=names,
+        pods_visibility=pods_vis,
+        free_source=free_source if allocated is not None else None,
     )
     return Inventory(summary, views)

@@ -125,6 +125,9 @@ class InventoryResponse(Wire):
     pods_visibility: Visibility = Field(
         default_factory=Visibility, description="Whether pods could be read (allocated/free need them)."
     )
+    free_source: str | None = Field(
+        default=None, description="Where allocated and free come from, in a sentence; none when they are unknown."
+    )
 
 
 class InventoryNodesResponse(Wire):

@@ -28,5 +28,9 @@ KEYS: tuple[ServedKey, ...] = (
               "WorkloadPriorityClasses"),
 )  # fmt: skip
 BY_KEY = {k.key: k for k in KEYS}
+# The admin's policy for the per-node allocated sums (--allocations-for): by default a caller must be allowed to
+# list every pod, as if summing them itself; "nodes" serves them to anyone who may list nodes, since the sums name
+# no pod and no namespace (a tier-b workbench then sees free accelerators). Off unless the admin says so.
+ALLOCATIONS_POLICIES: dict[str, tuple[str, str]] = {"pods": ("", "pods"), "nodes": ("", "nodes")}
 # the caches a workbench that uses the service does not open itself
 REPLACED_CACHES = frozenset(k.cache for k in KEYS)

@@ -24,7 +24,7 @@ from ..cluster.session import resolve
 from ..config import AccelConfig
 from .auth import Authorizer
 from .handlers import BaseHandler, ServiceError, Streams, routes
-from .keys import REPLACED_CACHES
+from .keys import ALLOCATIONS_POLICIES, REPLACED_CACHES
 from .publish import Publisher
 
 log = logging.getLogger("jupyter_accel.readservice")
@@ -38,10 +38,13 @@ class NotFound(BaseHandler):
 class Service:
     """One running read service. `start` runs on the event loop that serves it."""
 
-    def __init__(self, api, *, interval: float = 1.0, request_timeout: float = 10.0) -> None:
+    def __init__(
+        self, api, *, interval: float = 1.0, request_timeout: float = 10.0, allocations_for: str = "pods"
+    ) -> None:
         self.instance = uuid.uuid4().hex[:12]
         self.streams = Streams()
-        self.auth = Authorizer(api, request_timeout)
+        self.allocations_for = allocations_for
+        self.auth = Authorizer(api, request_timeout, rights={"allocations": ALLOCATIONS_POLICIES[allocations_for]})
         self._loop: asyncio.AbstractEventLoop | None = None
         # the cluster-scoped caches only; "default" is the namespace the hub's permission probe asks about
         self.hub = Hub(api, "default", self._on_change, request_timeout=request_timeout, only=REPLACED_CACHES)
@@ -87,6 +90,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="at most one revision per this many seconds under churn (a lone change: at once)",
     )
     ap.add_argument("--request-timeout", type=float, default=10.0, help="seconds per Kubernetes call")
+    ap.add_argument(
+        "--allocations-for",
+        choices=sorted(ALLOCATIONS_POLICIES),
+        default="pods",
+        help="who may read per-node allocated sums (no pod names, no namespaces): those who may list every pod "
+        "(default), or anyone who may list nodes, so tier-b workbenches see free accelerators",
+    )
     ap.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
     args = ap.parse_args(argv)
     if bool(args.certfile) != bool(args.keyfile):
@@ -105,7 +115,7 @@ def api_client(kubeconfig: str, timeout: float):
 
 async def serve(args: argparse.Namespace) -> None:
     service = Service(api_client(args.kubeconfig, args.request_timeout), interval=args.interval,
-                      request_timeout=args.request_timeout)  # fmt: skip
+                      request_timeout=args.request_timeout, allocations_for=args.allocations_for)  # fmt: skip
     ssl_ctx = None
     if args.certfile:
         ssl_ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
@@ -115,7 +125,8 @@ async def serve(args: argparse.Namespace) -> None:
     share_with_event_loop()  # its caches' and publisher's threads beside the loop that serves (cluster/gil.py)
     service.start()
     scheme = "https" if ssl_ctx else "http"
-    log.info("read service %s listening on %s://%s:%d", service.instance, scheme, args.address, args.port)
+    log.info("read service %s listening on %s://%s:%d; allocations for those who may list %s", service.instance,
+             scheme, args.address, args.port, args.allocations_for)  # fmt: skip
     stopped = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):

@@ -238,6 +238,42 @@ def test_missing_or_bad_tokens_are_refused_and_no_token_is_logged(devcluster, re
         assert secret not in log and secret[:16] not in log and secret[-16:] not in log
 
 
+def test_free_accelerators_for_a_tier_b_account_only_where_the_admin_allows(devcluster, read_service, workbenches):
+    """queue-viewer may list nodes but not every pod (tier b). By default the service keeps the per-node sums from
+    it ("not visible"); with --allocations-for nodes it serves them, and the inventory says where they come from."""
+    strict = workbenches("queue-viewer", read_service.url)
+    strict.wait_connected()
+    inv = _until(lambda: (b := strict.get_json("/accel/v1/inventory")[1]).get("node_count") and b, 20, "nodes")
+    assert inv["pods_visibility"]["visible"] is False and inv.get("free_source") is None
+    assert all(m["free"] is None for m in inv["models"])
+
+    policy = ReadServiceProcess(Path(tempfile.mkdtemp(prefix="ja-rs.")), devcluster.kubeconfig("admin"),
+                                args=("--allocations-for", "nodes")).start()  # fmt: skip
+    try:
+        allowed = workbenches("queue-viewer", policy.url)
+        allowed.wait_connected()
+
+        def free() -> dict | None:
+            body = allowed.get_json("/accel/v1/inventory")[1]
+            return body if body.get("models") and body["pods_visibility"]["visible"] else None
+
+        inv = _until(free, 30, "free figures through the service")
+        h100 = next(m for m in inv["models"] if m["resource"] == "nvidia.com/gpu" and "H100" in m["model"])
+        assert h100["free"] is not None and h100["free"] + h100["allocated"] == h100["allocatable"]
+        assert "read service" in inv["free_source"] and "no pod names" in inv["free_source"]
+        # the same figures a cluster reader computes from every pod itself
+        reader = workbenches("cluster-reader", None)
+        reader.wait_connected()
+        _until(lambda: _models(reader) == _models(allowed), 30, "the same free figures as from every pod")
+    finally:
+        policy.stop()
+
+
+def _models(wb: JupyterProcess) -> list[tuple]:
+    body = wb.get_json("/accel/v1/inventory")[1]
+    return sorted((m["key"], m["allocatable"], m["allocated"], m["free"]) for m in body.get("models") or [])
+
+
 def test_the_service_away_is_said_and_the_workbench_recovers(devcluster, workbenches):
     port = free_port()
     url = f"http://127.0.0.1:{port}"

@@ -29,6 +29,23 @@ def test_reads(cluster_kernel):
     assert "Kubernetes: connected" in text_of(info)
 
 
+def test_this_workbench_and_a_previewed_profile_change(cluster_kernel, cluster_client):
+    """The test servers say they run in devcluster's Notebook notebook-tests (NB_PREFIX)."""
+    before = cluster_client.workbench()
+    shown = cluster_kernel.run("%accel workbench")
+    assert shown.ok, shown.error
+    assert "This workbench" in text_of(shown) and before.message in text_of(shown)
+    preview = cluster_kernel.run("%accel workbench --profile nvidia-h100-queued --dry-run")
+    assert preview.ok, preview.error
+    text = text_of(preview)
+    assert "Not changed yet (preview): workbench notebook-tests" in text, text
+    assert "hardware-profile-name" in text and "nvidia-h100-queued" in text and "Save your notebooks" in text
+    after = cluster_client.workbench()
+    assert after.hardware_profile == before.hardware_profile and after.requests == before.requests
+    bad = cluster_kernel.run("%accel workbench --profile no-such-profile --dry-run")
+    assert not bad.ok and "hardware_profile" in str(bad.error), bad.error
+
+
 def test_cell_job_with_wait_streams_logs_and_ends(cluster_kernel, cluster_client, unique):
     name = unique("nbcell")
     result = cluster_kernel.run(

@@ -19,6 +19,8 @@ from jupyter_accel.cluster.remote import ReadServiceFeed, ReadServiceSettings, b
 from jupyter_accel.domain.accelerators import AcceleratorRegistry
 from jupyter_accel.domain.fit import assess_fit
 from jupyter_accel.domain.inventory import (
+    FREE_FROM_PODS,
+    FREE_FROM_SERVICE,
     allocated_by_node,
     allocations_from_wire,
     allocations_to_wire,
@@ -29,7 +31,7 @@ from jupyter_accel.domain.presentation import cluster_reads
 from jupyter_accel.domain.resources import PodDemand
 from jupyter_accel.models import ClusterReadsSource, DegradedReason
 from jupyter_accel.readservice.auth import Authorizer, token_hash
-from jupyter_accel.readservice.keys import KEYS
+from jupyter_accel.readservice.keys import ALLOCATIONS_POLICIES, KEYS
 from jupyter_accel.readservice.publish import Publisher
 from jupyter_accel.readservice.store import Snapshot, apply
 
@@ -221,9 +223,9 @@ def test_a_lone_change_is_published_at_once_and_churn_at_most_once_per_interval(
 class AnsweringAuthorizer(Authorizer):
     """The API server's review answers given as dicts; records each review body it would send."""
 
-    def __init__(self, users, rights):
+    def __init__(self, users, rights, policy=None):
         self.now = 0.0
-        super().__init__(api=None, clock=lambda: self.now)
+        super().__init__(api=None, clock=lambda: self.now, rights=policy)
         self.users, self.rights, self.sent = users, rights, []
 
     def _post(self, path, body, what):
@@ -252,6 +254,19 @@ def test_reviews_ask_for_the_callers_own_rights_cluster_wide_and_are_cached():
     assert auth.cached("tok-a", ("nodes",)) is None
 
 
+def test_the_admins_allocations_policy_asks_for_the_right_it_names():
+    """--allocations-for nodes: whoever may list nodes reads the per-node sums; the default asks for every pod."""
+    alice = {"tok-a": {"username": "alice"}}
+    strict = AnsweringAuthorizer(alice, {("alice", "nodes")})
+    assert strict.decide("tok-a", ("allocations",))[1] == {"allocations": False}
+    open_ = AnsweringAuthorizer(alice, {("alice", "nodes")}, policy={"allocations": ALLOCATIONS_POLICIES["nodes"]})
+    assert open_.decide("tok-a", ("allocations",))[1] == {"allocations": True}
+    asked = [b["spec"]["resourceAttributes"] for b in open_.sent if b["kind"] == "SubjectAccessReview"]
+    assert asked == [{"verb": "list", "group": "", "resource": "nodes"}]
+    nobody = AnsweringAuthorizer(alice, set(), policy={"allocations": ALLOCATIONS_POLICIES["nodes"]})
+    assert nobody.decide("tok-a", ("allocations",))[1] == {"allocations": False}  # never wider than nodes
+
+
 def test_a_token_not_accepted_is_cached_briefly_and_kept_only_as_its_hash():
     auth = AnsweringAuthorizer({}, set())
     assert auth.decide("bad-token", ("nodes",)) == (None, {})
@@ -275,7 +290,12 @@ def test_served_allocations_give_the_same_inventory_and_fit_as_the_pods():
     assert allocated["h100-0"]["memory"] == Decimal(1024**3) and allocated["h100-0"]["cpu"] == Decimal("0.5")
     direct = build_inventory(nodes, pods, REGISTRY)
     served = inventory_of(nodes, allocated, REGISTRY)
-    assert served.summary == direct.summary and served.nodes == direct.nodes
+    # the same figures; each says where they come from
+    assert served.summary.free_source == FREE_FROM_SERVICE and direct.summary.free_source == FREE_FROM_PODS
+    assert served.summary.model_copy(update={"free_source": None}) == direct.summary.model_copy(
+        update={"free_source": None}
+    )
+    assert served.nodes == direct.nodes
     assert allocations_from_wire(None) is None
     demand = [PodDemand(role="worker", count=2, requests={"nvidia.com/gpu": Decimal(6)}, tolerations=[GPU_TOLERATION])]
     from_pods = assess_fit(demand, nodes=nodes, pods=pods, registry=REGISTRY)

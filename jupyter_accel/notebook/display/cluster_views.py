@@ -151,6 +151,8 @@ def inventory_blocks(m: Any) -> list[Block]:
             empty="No accelerators found on the visible nodes.",
         )
     )
+    if m.free_source:
+        out.append(Para(m.free_source, muted=True))
     if m.node_count:
         nodes = "1 node has" if m.node_count == 1 else f"{m.node_count} nodes have"
         out.append(Para(f"{nodes} accelerators: `%accel nodes` lists them.", muted=True))

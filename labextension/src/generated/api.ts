@@ -1080,6 +1080,12 @@ export interface components {
              * @description Accelerator resource names seen.
              */
             accelerator_names?: string[];
+            /**
+             * Free Source
+             * @description Where allocated and free come from, in a sentence; none when they are unknown.
+             * @default null
+             */
+            free_source: string | null;
             /** Models */
             models?: components["schemas"]["AcceleratorModelSummary"][];
             /**

@@ -40,6 +40,11 @@ export const AcceleratorsSection = React.memo(
           <>
             <NotVisible visibility={data.visibility} what="Nodes are" />
             <NotVisible visibility={data.pods_visibility} what="Pods are" />
+            {data.free_source && (
+              <p className="jp-accel-muted jp-accel-free-source">
+                {data.free_source}
+              </p>
+            )}
             {data.visibility?.visible !== false &&
               (data.models ?? []).length === 0 && (
                 <p className="jp-accel-muted">
