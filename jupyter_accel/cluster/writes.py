@@ -92,7 +92,9 @@ def json_patch(
 ) -> dict[str, Any]:
     """RFC 6902 ops; with `test` ops it fails (422) rather than change what moved meanwhile. A dry run is checked
     by the API server (permissions, schema, admission) and changes nothing."""
-    return _patch(api, ref, ops, "application/json-patch+json", dry_run=dry_run, timeout=timeout)
+    # a repeated "remove" fails once the first try applied: such a patch is not retried after a lost answer
+    safe = dry_run or all(op.get("op") != "remove" for op in ops)
+    return _patch(api, ref, ops, "application/json-patch+json", dry_run=dry_run, timeout=timeout, safe=safe)
 
 
 def _patch(
@@ -104,6 +106,7 @@ def _patch(
     subresource: str | None = None,
     dry_run: bool = False,
     timeout: float = 10.0,
+    safe: bool = True,
 ) -> dict[str, Any]:
     try:
         return rest.request(
@@ -114,7 +117,7 @@ def _patch(
             query={"dryRun": "All" if dry_run else None},
             content_type=content_type,
             timeout=timeout,
-            safe=True,
+            safe=safe,
         )
     except ApiException as exc:
         raise WriteError.of(exc) from None
