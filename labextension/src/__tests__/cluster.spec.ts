@@ -85,7 +85,8 @@ function setup(listing: () => JobView[]) {
           models: [],
           accelerator_names: [],
           visibility: { visible: true, message: null },
-          pods_visibility: { visible: true, message: null }
+          pods_visibility: { visible: true, message: null },
+          free_source: null
         };
       },
       inventoryNodes: async () => {

@@ -106,3 +106,22 @@ export function connectedInfo(version: string): InfoResponse {
     }
   };
 }
+
+/** Poll `find` until it answers something truthy (the DOM after React renders), or fail naming `what`. */
+export async function waitFor<T>(
+  find: () => T | null,
+  what = 'the panel to render',
+  timeout = 2000
+): Promise<T> {
+  const start = Date.now();
+  for (;;) {
+    const found = find();
+    if (found) {
+      return found;
+    }
+    if (Date.now() - start > timeout) {
+      throw new Error(`timed out waiting for ${what}`);
+    }
+    await new Promise(resolve => setTimeout(resolve, 10));
+  }
+}

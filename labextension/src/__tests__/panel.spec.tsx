@@ -3,24 +3,10 @@ import { Widget } from '@lumino/widgets';
 import { AccelModel } from '../model';
 import { AccelPanel } from '../panel';
 import { PANEL_ID } from '../tokens';
-import { connectedInfo, notConfiguredInfo } from './fixtures';
+import { connectedInfo, notConfiguredInfo, waitFor } from './fixtures';
 import type { InfoResponse } from '../api';
 
 /** Wait until `find` returns an element (React renders asynchronously). */
-async function waitFor<T>(find: () => T | null, timeout = 2000): Promise<T> {
-  const start = Date.now();
-  for (;;) {
-    const found = find();
-    if (found) {
-      return found;
-    }
-    if (Date.now() - start > timeout) {
-      throw new Error('timed out waiting for the panel to render');
-    }
-    await new Promise(resolve => setTimeout(resolve, 10));
-  }
-}
-
 function mount(
   info: InfoResponse,
   frontendVersion = '1.0.0'

@@ -4,21 +4,7 @@ import { ClusterModel } from '../cluster';
 import { AccelModel } from '../model';
 import { AccelPanel } from '../panel';
 import type { IClusterActions } from '../views';
-import { connectedInfo } from './fixtures';
-
-async function waitFor<T>(find: () => T | null, timeout = 2000): Promise<T> {
-  const start = Date.now();
-  for (;;) {
-    const found = find();
-    if (found) {
-      return found;
-    }
-    if (Date.now() - start > timeout) {
-      throw new Error('timed out waiting for the sections to render');
-    }
-    await new Promise(resolve => setTimeout(resolve, 10));
-  }
-}
+import { connectedInfo, waitFor } from './fixtures';
 
 const hidden = { visible: false, message: 'RBAC: cannot list nodes' };
 
@@ -59,7 +45,9 @@ describe('cluster sections', () => {
           ],
           accelerator_names: ['nvidia.com/gpu'],
           visibility: { visible: true, message: null },
-          pods_visibility: { visible: true, message: null }
+          pods_visibility: { visible: true, message: null },
+          free_source:
+            'Allocated and free: summed from every pod of the cluster, which this account may read.'
         }),
         inventoryNodes: async (key, offset, limit) => {
           pages.push([key, offset, limit]);
@@ -123,6 +111,10 @@ describe('cluster sections', () => {
     const node = panel.node;
     const h100 = await waitFor(() => node.querySelector('[data-model="H100"]'));
     expect(h100.textContent).toContain('80 GiB');
+    // where the free figures come from, as the server says it
+    expect(node.querySelector('.jp-accel-free-source')?.textContent).toContain(
+      'summed from every pod of the cluster'
+    );
     expect(h100.textContent).toContain('12 free / 16 allocatable');
     expect(h100.querySelector('[role="img"]')?.getAttribute('aria-label')).toBe(
       '4 used, 12 free of 16'

@@ -10,21 +10,7 @@ import { ClusterModel } from '../cluster';
 import { AccelModel } from '../model';
 import { AccelPanel } from '../panel';
 import type { IClusterActions } from '../views';
-import { connectedInfo } from './fixtures';
-
-async function waitFor<T>(find: () => T | null, timeout = 2000): Promise<T> {
-  const start = Date.now();
-  for (;;) {
-    const found = find();
-    if (found) {
-      return found;
-    }
-    if (Date.now() - start > timeout) {
-      throw new Error('timed out waiting for the workbench section');
-    }
-    await new Promise(resolve => setTimeout(resolve, 10));
-  }
-}
+import { connectedInfo, waitFor } from './fixtures';
 
 const visible = { visible: true, message: null };
 
@@ -87,7 +73,8 @@ describe('this workbench', () => {
           models: [],
           accelerator_names: [],
           visibility: empty,
-          pods_visibility: empty
+          pods_visibility: empty,
+          free_source: null
         }),
         inventoryNodes: async () => {
           throw new Error('not asked');
