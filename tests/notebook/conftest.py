@@ -261,6 +261,20 @@ def node_kernel(real_node_server) -> Iterator[Kernel]:
 
 
 @pytest.fixture
+def start_unconnected_server() -> Iterator[Callable[..., JupyterServer]]:
+    """Start servers of no cluster, `(tmp, accel_config, server_config=None) -> server`; all stop at the end."""
+    started: list[JupyterServer] = []
+
+    def start(tmp: Path, accel_config: dict, server_config: dict | None = None) -> JupyterServer:
+        started.append(start_server(tmp, accel_config, server_config=server_config))
+        return started[-1]
+
+    yield start
+    for server in started:
+        stop_server(server)
+
+
+@pytest.fixture
 def start_connected_server(devcluster) -> Iterator[Callable[..., JupyterServer]]:
     """Start servers connected to devcluster (`(tmp, extra_config) -> server`); all of them stop at the end."""
     started: list[JupyterServer] = []

@@ -8,25 +8,21 @@ by being the same service: the same jobs, the same "why it waits", the same refu
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
 
 import pytest
 from agent_client import MCP_CONFIG, Agent, mcp_url
-from conftest import JupyterServer, start_server, stop_server
 
 from jupyter_accel.agents.tools import READ_TOOLS, WRITE_TOOLS
 from jupyter_accel.notebook import AccelClient, AccelError
 
 
-def _agent(server: JupyterServer) -> Agent:
+def _agent(server) -> Agent:
     return Agent(mcp_url(server.runtime_dir))
 
 
-@pytest.fixture(scope="module")
-def unconnected(tmp_path_factory) -> Iterator[JupyterServer]:
-    server = start_server(tmp_path_factory.mktemp("mcp"), {"identity": "none"}, server_config=MCP_CONFIG)
-    yield server
-    stop_server(server)
+@pytest.fixture
+def unconnected(start_unconnected_server, tmp_path):
+    return start_unconnected_server(tmp_path, {"identity": "none"}, MCP_CONFIG)
 
 
 def test_every_tool_is_offered_and_described(unconnected):
@@ -47,15 +43,11 @@ def test_a_tool_says_what_the_server_says(unconnected):
     assert "not connected" in text.lower()
 
 
-def test_read_only_server_offers_no_writes(tmp_path):
-    server = start_server(tmp_path, {"identity": "none", "read_only": True}, server_config=MCP_CONFIG)
-    try:
-        agent = _agent(server)
-        assert set(agent.tools()) == set(READ_TOOLS)
-        failed, text = agent.call("submit_job", request={"kind": "pytorch"})
-        assert failed and "submit_job" in text  # unknown to this server: there is nothing to call
-    finally:
-        stop_server(server)
+def test_read_only_server_offers_no_writes(start_unconnected_server, tmp_path):
+    agent = _agent(start_unconnected_server(tmp_path, {"identity": "none", "read_only": True}, MCP_CONFIG))
+    assert set(agent.tools()) == set(READ_TOOLS)
+    failed, text = agent.call("submit_job", request={"kind": "pytorch"})
+    assert failed and "submit_job" in text  # unknown to this server: there is nothing to call
 
 
 def _never_fits(name: str) -> dict:
@@ -106,7 +98,9 @@ def test_preview_confirm_why_pending_and_control(start_connected_server, tmp_pat
         assert why["data"]["waiting"] is True and why["data"]["status"] == listed.status.value
         assert why["data"]["display"] == listed.display.model_dump(mode="json", exclude_none=True)
         assert why["data"]["reason"] == listed.reason and listed.display.sentence in why["text"]
-        assert view.status.value in why["text"]  # "Queued", as the sidebar says it
+        assert (
+            view.status.value == "Queued" and f"{name}: {listed.display.label}." in why["text"]
+        )  # the sidebar's label
 
         failed, suspended = agent.call("suspend_job", kind="pytorch", name=name)
         assert not failed and suspended["data"]["status"] == "Suspended", suspended
