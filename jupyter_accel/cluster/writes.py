@@ -237,6 +237,13 @@ class ClusterWriter:
     def get(self, ref: Ref) -> dict[str, Any] | None:
         return get(self.api, ref, timeout=self.timeout)
 
+    def read_path(self, path: str) -> Any:
+        """GET any API server path (a Ray dashboard through the service proxy); raises WriteError on a refusal."""
+        try:
+            return rest.request(self.api, "GET", path, timeout=self.timeout, attempts=1)
+        except ApiException as exc:
+            raise WriteError.of(exc) from None
+
     def metadata(self, ref: Ref) -> dict[str, Any] | None:
         return metadata(self.api, ref, timeout=self.timeout)
 

@@ -11,9 +11,10 @@ function and state (`data.result.result.node_id_to_summary.cluster.summary.<func
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
+from ..models.jobs import RaySubmission
 from .eta import duration
 from .objects import field
 
@@ -68,6 +69,34 @@ def task_counts(tasks: Any) -> tuple[int, int] | None:
             total += int(n)
             ended += int(n) if state in _ENDED_TASK else 0
     return ended, total
+
+
+def _when(ms: Any) -> str | None:
+    """Ray's times are epoch milliseconds (0: not yet)."""
+    if not isinstance(ms, int | float) or ms <= 0:
+        return None
+    return datetime.fromtimestamp(ms / 1000, UTC).isoformat().replace("+00:00", "Z")
+
+
+def submissions(jobs: Any) -> list[RaySubmission] | None:
+    """The Ray jobs of a `GET /api/jobs/` answer, newest first; None when it has an unknown shape. Jobs Ray ran
+    without a submission (a driver started on the head by hand) have no submission id and are left out."""
+    if not isinstance(jobs, list):
+        return None
+    out = [
+        RaySubmission(
+            submission_id=str(j["submission_id"]),
+            status=str(j.get("status") or "UNKNOWN"),
+            entrypoint=j.get("entrypoint") or None,
+            message=j.get("message") or None,
+            start_time=_when(j.get("start_time")),
+            end_time=_when(j.get("end_time")),
+        )
+        for j in jobs
+        if isinstance(j, Mapping) and j.get("submission_id")
+    ]
+    out.sort(key=lambda s: s.start_time or "~", reverse=True)  # not started yet (PENDING) first
+    return out
 
 
 def idle_warning(held: Mapping[str, int], since: datetime | None, now: datetime, after: int) -> str | None:

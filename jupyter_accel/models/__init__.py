@@ -85,6 +85,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "JobStatus",
         "JobView",
         "PodSummary",
+        "RaySubmission",
         "ScriptInterpreter",
         "SubmitResponse",
         "TimeLimitRequest",

@@ -440,6 +440,18 @@ class JobLogs(Wire):
     )
 
 
+class RaySubmission(Wire):
+    """A Ray job submitted to a RayCluster through Ray's Jobs API (%%accel_job --cluster, JobSubmissionClient): not
+    a Kubernetes object, so only the cluster's own dashboard knows it."""
+
+    submission_id: str
+    status: str = Field(description="Ray's: PENDING, RUNNING, STOPPED, SUCCEEDED or FAILED.")
+    entrypoint: str | None = None
+    message: str | None = None
+    start_time: str | None = Field(default=None, description="RFC 3339.")
+    end_time: str | None = Field(default=None, description="RFC 3339.")
+
+
 class JobDetail(Wire):
     job: JobView
     events: list[EventView] = Field(default_factory=list)
@@ -447,6 +459,12 @@ class JobDetail(Wire):
         None, description="Absolute path (base URL included) of the Ray dashboard proxy, for Ray kinds."
     )
     logs: JobLogs | None = Field(None, description="Its pods' logs, live and kept.")
+    ray_jobs: list[RaySubmission] | None = Field(
+        default=None,
+        description="A running RayCluster: the Ray jobs submitted to it (its dashboard's list), newest first. None "
+        "when not a running cluster or its dashboard did not answer (ray_jobs_note says which).",
+    )
+    ray_jobs_note: str | None = Field(default=None, description="Why ray_jobs is missing, for a running cluster.")
 
 
 class SubmitResponse(Wire):

@@ -23,6 +23,8 @@ from ..domain.job_status import PodsByLabel, derive_status, job_view, select_pod
 from ..domain.kinds import KINDS, KindSpec, spec_by_cr_kind, spec_for
 from ..domain.presentation import FINISHED
 from ..domain.progress import ray_task_progress
+from ..domain.ray_activity import JOBS as RAY_JOBS
+from ..domain.ray_activity import submissions
 from ..domain.workloads import WorkloadsByJob, positions_from_summaries
 from ..models import (
     CleanupResponse,
@@ -34,12 +36,14 @@ from ..models import (
     JobKind,
     JobRequest,
     JobsResponse,
+    JobStatus,
     JobView,
+    RaySubmission,
     SubmitResponse,
     Visibility,
 )
 from . import job_logs, launch
-from .errors import Invalid, NotFound, ReadOnly, invalid
+from .errors import Invalid, NotFound, ReadOnly, ServiceError, invalid
 from .estimates import EtaIndex, queued_ahead, start_estimate
 from .job_control import JobControl
 from .ports import Caches, JobSettings, Writer
@@ -212,7 +216,24 @@ class JobsService(JobControl):
         has_dashboard = spec_for(kind).ray_cluster is not None
         dashboard = f"{self.settings.api_base}jobs/{kind.value}/{name}/dashboard/" if has_dashboard else None
         logs = job_logs.summary(self, self.kept_logs, obj, pods)
-        return JobDetail(job=view, events=events, dashboard_path=dashboard, logs=logs)
+        ray_jobs, note = (
+            self._ray_jobs(kind, name) if has_dashboard and view.status == JobStatus.running else (None, None)
+        )
+        return JobDetail(
+            job=view, events=events, dashboard_path=dashboard, logs=logs, ray_jobs=ray_jobs, ray_jobs_note=note
+        )
+
+    def _ray_jobs(self, kind: JobKind, name: str) -> tuple[list[RaySubmission] | None, str | None]:
+        """The Ray jobs submitted to a running cluster, from its dashboard (one call, when the detail is read)."""
+        try:
+            answer = self.writer.read_path(self.dashboard_target(kind, name, RAY_JOBS[0])[1])
+        except (WriteError, ServiceError, OSError) as exc:
+            return (
+                None,
+                f"Its Ray dashboard did not answer ({getattr(exc, 'message', None) or exc}), so its Ray jobs are not listed.",
+            )
+        found = submissions(answer)
+        return found, None if found is not None else "Its Ray dashboard's job list has an unknown shape."
 
     def _check_references(self, request: JobRequest) -> None:
         """The PVCs and Secrets a request mounts (and pulls its image with) exist in the namespace (a 400 naming each missing one, before

@@ -311,6 +311,43 @@ export function JobDetailView(props: {
           </table>
         )}
       </section>
+      {(detail.ray_jobs || detail.ray_jobs_note) && (
+        <section aria-label="Ray jobs" className="jp-accel-section">
+          <h3 className="jp-accel-section-title">Ray jobs on it</h3>
+          {detail.ray_jobs_note && (
+            <p className="jp-accel-muted">{detail.ray_jobs_note}</p>
+          )}
+          {detail.ray_jobs && detail.ray_jobs.length === 0 && (
+            <p className="jp-accel-muted">
+              No Ray job submitted to it yet (%%accel_job --cluster {job.name}).
+            </p>
+          )}
+          {detail.ray_jobs && detail.ray_jobs.length > 0 && (
+            <table className="jp-accel-table">
+              <thead>
+                <tr>
+                  <th>Submission</th>
+                  <th>Status</th>
+                  <th>Started</th>
+                  <th>Entrypoint</th>
+                </tr>
+              </thead>
+              <tbody>
+                {detail.ray_jobs.map(r => (
+                  <tr key={r.submission_id} data-submission={r.submission_id}>
+                    <td>{r.submission_id}</td>
+                    <td title={r.message ?? undefined}>{r.status}</td>
+                    <td>{r.start_time ?? ''}</td>
+                    <td className="jp-accel-entrypoint">
+                      {r.entrypoint ?? ''}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+        </section>
+      )}
       <section aria-label="Timeline" className="jp-accel-section">
         <h3 className="jp-accel-section-title">Timeline</h3>
         {(detail.events ?? []).length === 0 ? (

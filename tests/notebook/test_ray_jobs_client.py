@@ -77,5 +77,15 @@ def test_rays_job_submission_client_runs_a_job_with_a_working_dir_on_the_users_c
         assert "CELL SAYS hi True" in capsys.readouterr().out
         with pytest.raises(AccelError, match="FAILED"):
             magics.accel_job(f"--cluster {name} --wait", "raise SystemExit(4)\n")
+
+        # the cluster's detail lists what ran on it, newest first, in Ray's own words
+        detail = client.job("ray-cluster", name)
+        assert detail.ray_jobs_note is None and detail.ray_jobs is not None
+        listed = {r.submission_id: r for r in detail.ray_jobs}
+        assert listed[sid].status == "SUCCEEDED" and listed[sid].entrypoint == "python main.py"
+        assert listed[again].status == "SUCCEEDED" and listed[sid].start_time
+        assert detail.ray_jobs[0].status == "FAILED"  # the last cell, the newest
+        shown = magics.accel(f"status {name}")
+        assert sid in repr(shown) and "Ray jobs on it" in repr(shown)
     finally:
         client.delete("ray-cluster", name)

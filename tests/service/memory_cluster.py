@@ -56,6 +56,7 @@ class MemoryWriter:
     # watch has not brought a new object yet
     stored: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
     lagging: bool = False
+    dashboards: dict[str, Any] = field(default_factory=dict)  # API server path of a Ray dashboard -> its answer
     _uids: itertools.count = field(default_factory=lambda: itertools.count(1))
 
     def create(self, obj: dict[str, Any], namespace: str, *, dry_run: bool = False) -> dict[str, Any]:
@@ -99,6 +100,13 @@ class MemoryWriter:
     def get(self, ref: Ref) -> dict[str, Any] | None:
         self.calls.append(("get", ref.plural, ref.name))
         return self.stored.get((ref.plural, ref.name)) or self.hub.get(ref.plural, ref.name, ref.namespace)
+
+    def read_path(self, path: str) -> Any:
+        """Ray dashboards' answers, as a test sets them in `dashboards` (path -> JSON); none: it does not answer."""
+        self.calls.append(("read", path, ""))
+        if path not in self.dashboards:
+            raise WriteError(503, "no endpoints available for service", reason="ServiceUnavailable")
+        return self.dashboards[path]
 
     def metadata(self, ref: Ref) -> dict[str, Any] | None:
         self.calls.append(("metadata", ref.plural, ref.name))

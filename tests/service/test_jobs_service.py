@@ -234,6 +234,32 @@ def test_the_dashboard_of_a_ray_cluster_is_its_head_service_proxy():
     assert service.detail(JobKind.ray_cluster, "ray-1").dashboard_path == "/accel/v1/jobs/ray-cluster/ray-1/dashboard/"
 
 
+def test_a_running_clusters_detail_lists_its_ray_jobs_from_its_dashboard():
+    hub, writer, service = cluster()
+    for name in ("ray-1", "ray-2"):
+        service.submit(JobRequest.model_validate({"kind": "ray-cluster", "name": name}))
+    hub.get("rayclusters", "ray-1", "team-a")["status"] = {"state": "ready", "readyWorkerReplicas": 1}
+    assert service.detail(JobKind.ray_cluster, "ray-2").ray_jobs is None  # not running: its dashboard is not asked
+    assert not [c for c in writer.calls if c[0] == "read"]
+    down = service.detail(JobKind.ray_cluster, "ray-1")
+    assert down.ray_jobs is None and "did not answer" in down.ray_jobs_note
+    path = service.dashboard_target(JobKind.ray_cluster, "ray-1", "api/jobs/")[1]
+    writer.dashboards[path] = [  # Ray 2.x's GET /api/jobs/ (times in epoch milliseconds)
+        {"submission_id": "raysubmit_a", "status": "SUCCEEDED", "entrypoint": "python main.py",
+         "start_time": 1765000000000, "end_time": 1765000005000, "message": "Job finished successfully."},
+        {"submission_id": "raysubmit_b", "status": "PENDING", "entrypoint": "python b.py", "start_time": 0},
+        {"submission_id": None, "status": "RUNNING", "entrypoint": "a driver started by hand"},
+    ]  # fmt: skip
+    detail = service.detail(JobKind.ray_cluster, "ray-1")
+    assert [(r.submission_id, r.status) for r in detail.ray_jobs] == [
+        ("raysubmit_b", "PENDING"),  # not started yet: first
+        ("raysubmit_a", "SUCCEEDED"),
+    ]
+    assert detail.ray_jobs[1].start_time == "2025-12-06T05:46:40Z" and detail.ray_jobs_note is None
+    writer.dashboards[path] = {"unexpected": "shape"}
+    assert "unknown shape" in service.detail(JobKind.ray_cluster, "ray-1").ray_jobs_note
+
+
 def test_a_kind_the_account_cannot_list_is_reported_not_visible_and_the_rest_listed():
     hub, _writer, service = cluster()
     service.submit(pytorch(name="train-1"))

@@ -161,6 +161,20 @@ def job_detail_blocks(d: Any) -> list[Block]:
         out.append(ahead_table(d.job.ahead))
     if d.dashboard_path:
         out.append(Para(f"Ray dashboard: <server>/{d.dashboard_path.lstrip('/')}", muted=True))
+    if d.ray_jobs is not None:
+        out.append(
+            Table(
+                ["submission", "status", "started", "ended", "entrypoint"],
+                [
+                    [r.submission_id, r.status, opt(r.start_time), opt(r.end_time), opt(r.entrypoint)]
+                    for r in d.ray_jobs[:20]
+                ],
+                caption="Ray jobs on it (newest first; %accel connect NAME for Ray's own tools)",
+                empty="No Ray job submitted to it yet.",
+            )
+        )
+    if d.ray_jobs_note:
+        out.append(Para(d.ray_jobs_note, muted=True))
     if d.events:
         out.append(
             Table(

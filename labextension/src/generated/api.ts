@@ -1120,6 +1120,18 @@ export interface components {
              * @default null
              */
             logs: components["schemas"]["JobLogs"] | null;
+            /**
+             * Ray Jobs
+             * @description A running RayCluster: the Ray jobs submitted to it (its dashboard's list), newest first. None when not a running cluster or its dashboard did not answer (ray_jobs_note says which).
+             * @default null
+             */
+            ray_jobs: components["schemas"]["RaySubmission"][] | null;
+            /**
+             * Ray Jobs Note
+             * @description Why ray_jobs is missing, for a running cluster.
+             * @default null
+             */
+            ray_jobs_note: string | null;
         };
         /**
          * JobDisplay
@@ -2064,6 +2076,42 @@ export interface components {
             text?: {
                 [key: string]: string;
             };
+        };
+        /**
+         * RaySubmission
+         * @description A Ray job submitted to a RayCluster through Ray's Jobs API (%%accel_job --cluster, JobSubmissionClient): not
+         *     a Kubernetes object, so only the cluster's own dashboard knows it.
+         */
+        RaySubmission: {
+            /**
+             * End Time
+             * @description RFC 3339.
+             * @default null
+             */
+            end_time: string | null;
+            /**
+             * Entrypoint
+             * @default null
+             */
+            entrypoint: string | null;
+            /**
+             * Message
+             * @default null
+             */
+            message: string | null;
+            /**
+             * Start Time
+             * @description RFC 3339.
+             * @default null
+             */
+            start_time: string | null;
+            /**
+             * Status
+             * @description Ray's: PENDING, RUNNING, STOPPED, SUCCEEDED or FAILED.
+             */
+            status: string;
+            /** Submission Id */
+            submission_id: string;
         };
         /**
          * ResourceQuota
