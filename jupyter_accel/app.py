@@ -302,6 +302,7 @@ class AccelApp(ExtensionApp):
             if time.monotonic() - self._probed_at > PROBE_TTL and self.session.api_client is not None:
                 await asyncio.get_running_loop().run_in_executor(None, self.session.probe)
                 self._probed_at = time.monotonic()
+        from .domain.accelerators import VENDORS
         from .domain.compat import compatibility
         from .domain.kinds import KINDS, kind_info
         from .domain.presentation import connection_look
@@ -329,7 +330,11 @@ class AccelApp(ExtensionApp):
             caps.compatibility = compatibility(d.versions, d.serves, d.options)
         caps.kinds = [
             kind_info(s, served.get(s.kind)).model_copy(
-                update={"default_max_run_seconds": limits.default_limit(s.kind), "runtimes": runtimes.get(s.kind)}
+                update={
+                    "default_max_run_seconds": limits.default_limit(s.kind),
+                    "runtimes": runtimes.get(s.kind),
+                    "default_images": {v: limits.image_for(s.kind, v or None) for v in ("", *VENDORS)},
+                }
             )
             for s in KINDS
         ]

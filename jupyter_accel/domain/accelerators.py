@@ -56,6 +56,9 @@ class AcceleratorInfo:
     mig_profile: str | None = None  # e.g. "1g.5gb" for nvidia.com/mig-1g.5gb
 
 
+VENDORS: tuple[str, ...] = tuple(sorted(set(_VENDOR_BY_DOMAIN.values())))  # the vendors images can differ by
+
+
 def vendor_of(resource: str) -> str:
     domain = resource.split("/", 1)[0] if "/" in resource else ""
     return _VENDOR_BY_DOMAIN.get(domain, domain or resource)

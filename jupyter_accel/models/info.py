@@ -132,6 +132,11 @@ class JobKindInfo(Wire):
         description="The runtimes the cluster offers to name in a request's `runtime` (TrainJob: its "
         "ClusterTrainingRuntimes). None: the kind takes none, or this account may not list them.",
     )
+    default_images: dict[str, str | None] = Field(
+        default_factory=dict,
+        description="The image a request gets when it names none, by the vendor of its accelerators (an "
+        "AcceleratorModelSummary's `vendor`; '' for CPU only). None: there is no default, the request must name one.",
+    )
 
 
 class Permission(Wire):

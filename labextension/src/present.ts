@@ -50,13 +50,31 @@ export function kindShape(kind: JobKind): {
   minWorkers: number;
   /** The runtimes the cluster offers this kind (TrainJob); null: none by name. */
   runtimes: string[] | null;
+  /** The image a request gets when it names none, by accelerator vendor ('' CPU only); null: it must name one. */
+  defaultImages: Record<string, string | null>;
 } {
   const info = registry.find(k => k.kind === kind);
   return {
     program: info?.program ?? [],
     minWorkers: info?.min_workers ?? 0,
-    runtimes: info?.runtimes ?? null
+    runtimes: info?.runtimes ?? null,
+    defaultImages: info?.default_images ?? {}
   };
+}
+
+/** The launch form's words for the image a request would get when it names none. */
+export function defaultImageHint(
+  images: Record<string, string | null>,
+  vendor: string | null
+): string {
+  const key = vendor ?? '';
+  if (!(key in images)) {
+    return "the server's default image";
+  }
+  const image = images[key];
+  return image
+    ? `default: ${image}`
+    : 'required: no default image for these accelerators';
 }
 
 /** One letter for compact lists. */

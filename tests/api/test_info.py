@@ -53,3 +53,26 @@ class TestTimeLimits:
         # an interactive Ray cluster's own 8 h default is cut to the ceiling; the admin's pytorch default as set
         assert defaults["ray-cluster"] == 4 * 3600 and defaults["pytorch"] == 3600
         assert defaults["ray-job"] is None
+
+
+class TestDefaultImages:
+    @pytest.fixture
+    def accel_config(self) -> dict:
+        return {
+            "default_images": {"pytorch": "registry.example/train:1", "ray-cluster@amd": "registry.example/ray:rocm"}
+        }
+
+    async def test_info_says_which_image_a_request_gets_per_vendor(self, jp_fetch):
+        from jupyter_accel.domain.kinds import spec_for
+        from jupyter_accel.models import JobKind
+
+        kinds = {
+            k["kind"]: k for k in json.loads((await jp_fetch("accel", "v1", "info")).body)["capabilities"]["kinds"]
+        }
+        assert set(kinds["pytorch"]["default_images"]) == {"", "amd", "habana", "intel", "nvidia"}
+        assert set(kinds["pytorch"]["default_images"].values()) == {"registry.example/train:1"}  # the admin's, for all
+        ray = kinds["ray-cluster"]["default_images"]
+        assert ray["amd"] == "registry.example/ray:rocm"  # the admin's for the kind and vendor
+        assert ray["nvidia"] == spec_for(JobKind.ray_cluster).vendor_images["nvidia"]  # Ray's -gpu image
+        assert ray[""] == spec_for(JobKind.ray_cluster).default_image
+        assert ray["habana"] is None  # no default: the form and the 400 say to name one

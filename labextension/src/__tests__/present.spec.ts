@@ -1,4 +1,5 @@
 import {
+  defaultImageHint,
   acceleratorsText,
   deviceBar,
   formatAge,
@@ -165,9 +166,24 @@ describe('kind shapes drive the launch form', () => {
     expect(kindShape('ray-job')).toEqual({
       program: ['entrypoint', 'script'],
       minWorkers: 0,
-      runtimes: null
+      runtimes: null,
+      defaultImages: {} // the server fills them in (/info)
     });
     expect(kindShape('ray-cluster').program).toEqual([]);
     expect(kindShape('pytorch').minWorkers).toBe(1);
+  });
+});
+
+describe('the image a request gets when it names none', () => {
+  const images = { '': 'ray:2.60', nvidia: 'ray:2.60-gpu', habana: null };
+  it('says the default for the vendor, or that one must be named', () => {
+    expect(defaultImageHint(images, '')).toBe('default: ray:2.60');
+    expect(defaultImageHint(images, 'nvidia')).toBe('default: ray:2.60-gpu');
+    expect(defaultImageHint(images, 'habana')).toBe(
+      'required: no default image for these accelerators'
+    );
+    // a vendor the server did not name, or an accelerator typed by hand
+    expect(defaultImageHint(images, 'acme')).toBe("the server's default image");
+    expect(defaultImageHint({}, null)).toBe("the server's default image");
   });
 });

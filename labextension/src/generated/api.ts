@@ -1224,6 +1224,13 @@ export interface components {
              */
             default: boolean;
             /**
+             * Default Images
+             * @description The image a request gets when it names none, by the vendor of its accelerators (an AcceleratorModelSummary's `vendor`; '' for CPU only). None: there is no default, the request must name one.
+             */
+            default_images?: {
+                [key: string]: string | null;
+            };
+            /**
              * Default Max Run Seconds
              * @description The time limit a request of this kind gets when it sets none (None: no limit).
              * @default null

@@ -14,7 +14,12 @@ import {
   mapFieldErrors,
   newClientRequestId
 } from '../launch';
-import { kindLabel, kindShape, launchKinds } from '../present';
+import {
+  defaultImageHint,
+  kindLabel,
+  kindShape,
+  launchKinds
+} from '../present';
 import { Field, IFieldProps } from '../components/common';
 import { IClusterActions } from './types';
 
@@ -165,7 +170,14 @@ export function LaunchForm(props: {
   };
 
   const queues = model.queues.data?.queues ?? [];
-  const runtimes = kindShape(form.kind).runtimes;
+  const { runtimes, defaultImages } = kindShape(form.kind);
+  // the vendor of the chosen accelerator, as the inventory names it ('' for CPU only; null: not known here)
+  const vendor =
+    form.resources === 'accelerator'
+      ? ((model.inventory.data?.models ?? []).find(
+          m => m.resource === form.acceleratorType
+        )?.vendor ?? null)
+      : '';
   const claims = data?.claims ?? [];
   const connections = data?.connections ?? [];
   const note = data ? claimNote(data, form.dataClaim) : null;
@@ -214,7 +226,7 @@ export function LaunchForm(props: {
         <input
           type="text"
           value={form.image}
-          placeholder="the server's default image"
+          placeholder={defaultImageHint(defaultImages, vendor)}
           onChange={e => update({ image: e.target.value })}
         />
       </Field>
