@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from .cluster.hub import Hub
     from .cluster.kept_logs import KeptLogStore, LogKeeper
     from .cluster.session import ClusterSession
+    from .cluster.writes import ClusterWriter
     from .push import Broadcaster
     from .services.jobs import JobsService
     from .services.ports import JobSettings
@@ -196,27 +197,27 @@ class AccelApp(ExtensionApp):
 
         return workbench_name(self.workbench_prefix())
 
+    def _writer(self, hub: Hub) -> ClusterWriter:
+        """Writes with the hub's identity; the hub hears of each, so the reads after it wait for it."""
+        from .cluster.writes import ClusterWriter
+
+        return ClusterWriter(hub.api, self.accel_config.request_timeout, on_written=hub.note_write)
+
     def jobs_service(self, hub: Hub) -> JobsService:
         """The jobs service over a hub, with this server's settings."""
-        from .cluster.writes import ClusterWriter
         from .services.jobs import JobsService
 
-        cfg = self.accel_config
-        writer = ClusterWriter(hub.api, cfg.request_timeout, on_written=hub.note_write)
         idle = getattr(self, "idle_watch", None)
-        return JobsService(hub, writer, self.registry, self.job_settings(), idle, self.kept_store)
+        return JobsService(hub, self._writer(hub), self.registry, self.job_settings(), idle, self.kept_store)
 
     def workbench_service(self, hub: Hub) -> WorkbenchService:
         """This workbench's Notebook, read and patched with the server's identity (the user's, where forwarded)."""
-        from .cluster.writes import ClusterWriter
         from .domain.labels import workbench_name
         from .services.workbench import WorkbenchService
 
-        cfg = self.accel_config
-        writer = ClusterWriter(hub.api, cfg.request_timeout, on_written=hub.note_write)
         # the Notebook's own name: NB_PREFIX's last part (/notebook/<ns>/<name>)
         name = workbench_name(self.workbench_prefix())
-        return WorkbenchService(hub, writer, self.registry, name, read_only=cfg.read_only)
+        return WorkbenchService(hub, self._writer(hub), self.registry, name, read_only=self.accel_config.read_only)
 
     def _idle_round(self) -> None:
         """One round of the idle Ray cluster check (services/idle.py), in its thread: each interactive cluster

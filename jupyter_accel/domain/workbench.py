@@ -81,8 +81,7 @@ def workbench_view(
     )
     stopped = STOPPED_ANNOTATION in annotations
     held = ", ".join(f"{n} {r}" for r, n in sorted(accelerators.items())) or "no accelerator"
-    state = "stopped" if stopped else "running"
-    message = f"Workbench {meta.get('name', name)} ({state}) has {held}" + (
+    message = f"Workbench {meta.get('name', name)}{' (stopped)' if stopped else ''} has {held}" + (
         f", hardware profile {shown or profile}." if profile else ", no hardware profile."
     )
     return WorkbenchView(
@@ -150,8 +149,8 @@ def profile_ops(
     """The JSON patch (RFC 6902) the dashboard's change of profile amounts to: the profile's annotations (a stale
     profile namespace removed); the notebook container's resources from the profile (the platform's webhook fills
     only containers without any, so a profile change must write them); for a Node profile its node selector and
-    tolerations; and the queue label where the project is Kueue-managed or the Notebook is already queued. A `test`
-    op first: the patch fails rather than change another container if the pod template moved meanwhile."""
+    tolerations; and the queue label `queue` (workbench_queue). A `test` op before the resources: the patch fails
+    rather than change another container if the pod template moved meanwhile."""
     containers = ((((nb.get("spec") or {}).get("template") or {}).get("spec") or {}).get("containers")) or []
     target = notebook_container(nb)
     index = next((i for i, c in enumerate(containers) if c is target), None)

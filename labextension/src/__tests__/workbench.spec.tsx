@@ -52,8 +52,7 @@ const view: WorkbenchView = {
   queue: 'default',
   kueue_managed: true,
   stopped: false,
-  message:
-    'Workbench wb (running) has no accelerator, hardware profile CPU only (small).'
+  message: 'Workbench wb has no accelerator, hardware profile CPU only (small).'
 };
 
 describe('this workbench', () => {
