@@ -4,6 +4,7 @@ They run in the normal `python -m pytest tests`; those marked `cluster` use the 
 
 from __future__ import annotations
 
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,6 +28,9 @@ def pytest_terminal_summary(terminalreporter) -> None:
         terminalreporter.section("reliability figures")
         for line in LINES:
             terminalreporter.write_line(line)
+
+
+ROOT_CA_WAIT = 30.0  # seconds a new namespace may take to get its kube-root-ca.crt (none comes: the test goes on)
 
 
 class Namespace:
@@ -68,6 +72,13 @@ class Namespace:
                 "spec": {"clusterQueue": "fuzz-no-such-cluster-queue"},
             },
         )
+        # kube-controller-manager publishes the ConfigMap kube-root-ca.crt into every new namespace, a moment later:
+        # wait for it, so a test that compares the namespace's objects before and after sees a settled namespace
+        deadline = time.monotonic() + ROOT_CA_WAIT
+        while time.monotonic() < deadline and "kube-root-ca.crt" not in self.names(
+            "/api/v1/namespaces/{ns}/configmaps"
+        ):
+            time.sleep(0.2)
         return self
 
     def accel_config(self) -> dict:
