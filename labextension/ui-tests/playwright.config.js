@@ -94,7 +94,9 @@ module.exports = {
             KUBECONFIG: clusterKubeconfig,
             JUPYTER_ACCEL_KUBECONFIG: clusterKubeconfig,
             JUPYTER_ACCEL_NAMESPACE:
-              process.env.JUPYTER_ACCEL_NAMESPACE || 'team-a'
+              process.env.JUPYTER_ACCEL_NAMESPACE || 'team-a',
+            // the workbench devcluster seeds a Notebook for (data/workbench.yaml): "This workbench" reads it
+            NB_PREFIX: '/notebook/team-a/notebook-tests'
           })
         ]
       : [])

@@ -12,6 +12,7 @@ import type {
   WorkbenchView
 } from '../api';
 import { NotVisible } from '../components/common';
+import { FitVerdict } from './launch';
 
 export interface IWorkbenchActions {
   workbench(): Promise<WorkbenchView>;
@@ -135,12 +136,7 @@ export function WorkbenchSection(props: {
               className="jp-accel-workbench-preview"
               data-applied={preview.applied}
             >
-              <p>
-                <span className={`jp-accel-tone-${preview.fit.tone}`}>
-                  {preview.fit.label}
-                </span>{' '}
-                {preview.fit.message}
-              </p>
+              <FitVerdict state={{ kind: 'done', fit: preview.fit }} />
               <p className="jp-accel-note jp-accel-tone-warn">
                 {preview.warning}
               </p>

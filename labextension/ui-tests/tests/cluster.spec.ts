@@ -464,3 +464,29 @@ test('shows the progress a TrainJob reports as a bar with its numbers', async ({
     await page.request.delete(`/accel/v1/jobs/trainjob/${name}`);
   }
 });
+
+test('shows this workbench and previews a change of its hardware profile', async ({
+  page
+}) => {
+  // the cluster server says it runs in devcluster's Notebook notebook-tests (NB_PREFIX, playwright.config.js)
+  const panel = await openPanel(page);
+  const wb = section(panel, 'This workbench');
+  await wb.getByRole('button', { name: 'This workbench' }).click();
+  await expect(wb.locator('.jp-accel-workbench-message')).toContainText(
+    'Workbench notebook-tests has no accelerator, hardware profile CPU only (small).'
+  );
+  await expect(wb).toContainText('Queue default (Kueue-managed project)');
+  await wb
+    .getByLabel('Hardware profile')
+    .selectOption({ label: 'NVIDIA H100 (queued)' });
+  await wb.getByRole('button', { name: 'Check' }).click();
+  const preview = wb.locator('.jp-accel-workbench-preview');
+  // the fit check of the workbench's pod, and what the change costs; nothing is changed before the user says so
+  await expect(preview).toContainText('Save your notebooks first.');
+  await expect(
+    preview.getByRole('button', { name: 'Change profile' })
+  ).toBeVisible();
+  await shoot(page, 'workbench', wb);
+  const after = await (await page.request.get('/accel/v1/workbench')).json();
+  expect(after.hardware_profile).toBe('cpu-small');
+});
