@@ -23,7 +23,7 @@ import secrets
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from ..models.jobs import JobStatus
+from ..domain.presentation import WAITING
 from ..notebook.client import AccelClient, AccelError
 from ..notebook.display import View
 
@@ -42,7 +42,6 @@ READ_TOOLS = [
     "job_logs",
 ]
 WRITE_TOOLS = ["submit_job", "suspend_job", "resume_job", "delete_job"]
-WAITING = {JobStatus.queued, JobStatus.admitted, JobStatus.starting, JobStatus.suspended}  # not running yet
 
 
 try:  # the MCP server's own error type: it reaches the agent as a tool error, logged without a traceback

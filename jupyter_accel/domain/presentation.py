@@ -22,6 +22,7 @@ STATUS_LOOK: dict[JobStatus, tuple[str, Tone, str]] = {
     JobStatus.deleting: ("Deleting", Tone.neutral, "Being deleted."),
 }
 FINISHED = frozenset({JobStatus.succeeded, JobStatus.failed})
+WAITING = frozenset({JobStatus.queued, JobStatus.admitted, JobStatus.starting, JobStatus.suspended})  # not running yet
 VERDICT_LOOK: dict[FitVerdict, tuple[str, Tone]] = {
     FitVerdict.fits_now: ("Fits now", Tone.ok),
     FitVerdict.must_queue: ("Must queue", Tone.warn),

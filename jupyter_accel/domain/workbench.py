@@ -19,6 +19,7 @@ from .hardware_profiles import (
     QUEUE_LABEL,
     ProfilePlacement,
 )
+from .objects import field
 from .resources import PodDemand, parse_quantity
 
 KUEUE_MANAGED_LABEL = "kueue.openshift.io/managed"  # RHOAI: the project opts in to Kueue (managedJobsNamespaceSelector)
@@ -29,17 +30,24 @@ RESTART_WARNING = (
 )
 
 
+POD_SPEC = ("spec", "template", "spec")  # a Notebook's pod spec
+
+
+def _containers(nb: dict[str, Any]) -> list[dict[str, Any]]:
+    return field(nb, *POD_SPEC, "containers") or []
+
+
 def notebook_container(nb: dict[str, Any]) -> dict[str, Any]:
     """The notebook's own container: the one named like the Notebook (the controller's convention), else the first."""
-    containers = ((((nb.get("spec") or {}).get("template") or {}).get("spec") or {}).get("containers")) or []
-    name = (nb.get("metadata") or {}).get("name")
+    containers = _containers(nb)
+    name = field(nb, "metadata", "name")
     return next((c for c in containers if c.get("name") == name), containers[0] if containers else {})
 
 
 def kueue_managed(namespace: dict[str, Any] | None) -> bool | None:
     if namespace is None:
         return None
-    return ((namespace.get("metadata") or {}).get("labels") or {}).get(KUEUE_MANAGED_LABEL) == "true"
+    return field(namespace, "metadata", "labels", KUEUE_MANAGED_LABEL) == "true"
 
 
 def workbench_view(
@@ -106,20 +114,14 @@ def _pointer(*parts: str | int) -> str:
     return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
 
 
-def _map_at(obj: Any, path: tuple[str, ...]) -> dict[str, Any] | None:
-    for part in path:
-        obj = obj.get(part) if isinstance(obj, dict) else None
-    return obj if isinstance(obj, dict) else None
-
-
 def _set_map(ops: list[dict[str, Any]], obj: dict[str, Any], path: tuple[str, ...], values: dict[str, Any]) -> None:
     """Ops that set (value) or remove (None) keys of the map at `path` of `obj`, making the map where it is absent."""
-    current = _map_at(obj, path)
-    have = current or {}
+    current = field(obj, *path)
+    have = current if isinstance(current, dict) else {}
     changes = {k: v for k, v in values.items() if (k in have if v is None else have.get(k) != v)}
     if not changes:
         return
-    if current is None:
+    if not isinstance(current, dict):
         ops.append({"op": "add", "path": _pointer(*path), "value": {}})
     for key, value in changes.items():
         if value is None:
@@ -129,7 +131,7 @@ def _set_map(ops: list[dict[str, Any]], obj: dict[str, Any], path: tuple[str, ..
 
 
 def queue_label(nb: dict[str, Any]) -> str | None:
-    return ((nb.get("metadata") or {}).get("labels") or {}).get(QUEUE_LABEL)
+    return field(nb, "metadata", "labels", QUEUE_LABEL)
 
 
 def workbench_queue(
@@ -151,9 +153,8 @@ def profile_ops(
     only containers without any, so a profile change must write them); for a Node profile its node selector and
     tolerations; and the queue label `queue` (workbench_queue). A `test` op before the resources: the patch fails
     rather than change another container if the pod template moved meanwhile."""
-    containers = ((((nb.get("spec") or {}).get("template") or {}).get("spec") or {}).get("containers")) or []
     target = notebook_container(nb)
-    index = next((i for i, c in enumerate(containers) if c is target), None)
+    index = next((i for i, c in enumerate(_containers(nb)) if c is target), None)
     ops: list[dict[str, Any]] = []
     _set_map(
         ops,
@@ -164,24 +165,23 @@ def profile_ops(
     if queue:
         _set_map(ops, nb, ("metadata", "labels"), {QUEUE_LABEL: queue})
     if index is not None:
-        base = ("spec", "template", "spec", "containers", index)
+        base = (*POD_SPEC, "containers", index)
         ops.append({"op": "test", "path": _pointer(*base, "name"), "value": target.get("name")})
         resources = {"requests": dict(placement.requests), "limits": dict(placement.limits)}
         ops.append({"op": "add", "path": _pointer(*base, "resources"), "value": resources})
     if profile.scheduling_type != "Queue" and (placement.node_selector or placement.tolerations):
-        pod = ("spec", "template", "spec")
-        ops.append({"op": "add", "path": _pointer(*pod, "nodeSelector"), "value": dict(placement.node_selector)})
-        ops.append({"op": "add", "path": _pointer(*pod, "tolerations"), "value": list(placement.tolerations)})
+        ops.append({"op": "add", "path": _pointer(*POD_SPEC, "nodeSelector"), "value": dict(placement.node_selector)})
+        ops.append({"op": "add", "path": _pointer(*POD_SPEC, "tolerations"), "value": list(placement.tolerations)})
     return ops
 
 
 def workbench_demand(nb: dict[str, Any], placement: ProfilePlacement) -> PodDemand:
     """The workbench's pod as the profile would make it: the profile's resources, placement and the rest of its
     pod spec as it is (the fit check of jobs takes it as one pod)."""
-    pod_spec = dict((((nb.get("spec") or {}).get("template") or {}).get("spec")) or {})
-    container = dict(notebook_container(nb))
-    container["resources"] = {"requests": dict(placement.requests), "limits": dict(placement.limits)}
-    others = [c for c in pod_spec.get("containers") or [] if c is not notebook_container(nb)]
+    pod_spec = dict(field(nb, *POD_SPEC) or {})
+    target = notebook_container(nb)
+    container = {**target, "resources": {"requests": dict(placement.requests), "limits": dict(placement.limits)}}
+    others = [c for c in _containers(nb) if c is not target]
     pod_spec["containers"] = [container, *others]
     if placement.node_selector:
         pod_spec["nodeSelector"] = {**(pod_spec.get("nodeSelector") or {}), **placement.node_selector}

@@ -54,12 +54,12 @@ class Authorizer:
         api: ApiClient,
         timeout: float = 10.0,
         clock=time.monotonic,
-        rights: dict[str, tuple[str, str]] | None = None,
+        policy: dict[str, tuple[str, str]] | None = None,
     ) -> None:
-        """`rights`: per key, the (group, resource) a caller must be allowed to list instead of the key's own (the
+        """`policy`: per key, the (group, resource) a caller must be allowed to list instead of the key's own (the
         admin's allocations policy, keys.ALLOCATIONS_POLICIES)."""
         self.api = api
-        self.policy = dict(rights or {})
+        self.policy = dict(policy or {})
         self.timeout = timeout
         self.clock = clock
         self.reviews = 0  # TokenReviews and SubjectAccessReviews sent (figures and tests)

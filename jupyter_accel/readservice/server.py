@@ -44,7 +44,7 @@ class Service:
         self.instance = uuid.uuid4().hex[:12]
         self.streams = Streams()
         self.allocations_for = allocations_for
-        self.auth = Authorizer(api, request_timeout, rights={"allocations": ALLOCATIONS_POLICIES[allocations_for]})
+        self.auth = Authorizer(api, request_timeout, policy={"allocations": ALLOCATIONS_POLICIES[allocations_for]})
         self._loop: asyncio.AbstractEventLoop | None = None
         # the cluster-scoped caches only; "default" is the namespace the hub's permission probe asks about
         self.hub = Hub(api, "default", self._on_change, request_timeout=request_timeout, only=REPLACED_CACHES)

@@ -65,8 +65,6 @@ class WorkbenchService:
         except WriteError as exc:
             if exc.status in (401, 403):
                 return None, f"not visible to your account: {exc.message}"
-            if exc.status == 404:  # no Notebook resource at all: not an OpenShift AI / Kubeflow cluster
-                return None, None
             raise refusal(exc, {"kind": "Notebook"}) from None
 
     def _namespace(self) -> dict[str, Any] | None:

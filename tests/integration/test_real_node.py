@@ -36,6 +36,14 @@ def job_of(body: dict, name: str) -> dict | None:
     return next((j for j in body["jobs"] if j["name"] == name), None)
 
 
+async def ended(api, name: str, timeout: float) -> dict:
+    """The job once it has succeeded or failed, as /jobs lists it."""
+    body = await api.until(
+        "jobs", lambda b: (j := job_of(b, name)) and j["status"] in ("Succeeded", "Failed"), timeout=timeout
+    )
+    return job_of(body, name)
+
+
 def script_job(kind: str, name: str, image: str, text: str, **extra) -> dict:
     return {
         "kind": kind,
@@ -139,10 +147,7 @@ async def test_rayjob_runs_real_ray_tasks_to_succeeded(api, unique, image):
     code, out = await api.call("POST", "jobs", req)
     assert code == 201, out
     try:
-        body = await api.until(
-            "jobs", lambda b: (j := job_of(b, name)) and j["status"] in ("Succeeded", "Failed"), timeout=420
-        )
-        job = job_of(body, name)
+        job = await ended(api, name, timeout=420)
         assert job["status"] == "Succeeded", job
         code, logs = await api.call("GET", f"jobs/ray-job/{name}/logs")
         assert code == 200 and "SUM OF SQUARES 285" in logs, logs[-3000:]
@@ -215,10 +220,7 @@ async def test_a_script_that_exits_3_fails_naming_code_and_last_line(api, unique
     code, out = await api.call("POST", "jobs", script_job("pytorch", name, image, FAILS, workers=1))
     assert code == 201, out
     try:
-        body = await api.until(
-            "jobs", lambda b: (j := job_of(b, name)) and j["status"] in ("Failed", "Succeeded"), timeout=240
-        )
-        job = job_of(body, name)
+        job = await ended(api, name, timeout=240)
         assert job["status"] == "Failed", job
         assert "exited with code 3" in job["reason"], job["reason"]
         assert "shard 7 is corrupt" in job["reason"], job["reason"]
@@ -425,10 +427,7 @@ async def test_trainjob_runs_every_rank_from_what_trainer_injected(api, unique, 
     code, out = await api.call("POST", "jobs", script_job("trainjob", name, image, PET_RANKS, workers=2))
     assert code == 201, out
     try:
-        body = await api.until(
-            "jobs", lambda b: (j := job_of(b, name)) and j["status"] in ("Succeeded", "Failed"), timeout=300
-        )
-        job = job_of(body, name)
+        job = await ended(api, name, timeout=300)
         assert job["status"] == "Succeeded", job
         assert len(job["pods"]) == 2 and all(p["node"] == NODE for p in job["pods"]), job["pods"]
         code, logs = await api.call("GET", f"jobs/trainjob/{name}/logs", all="true")
@@ -501,10 +500,7 @@ async def test_a_trainjob_reports_50_then_100_percent_through_trainers_status_se
         half = job_of(body, name)
         assert half["status"] == "Running", half
         assert half["progress"]["text"].startswith("50 % · about 1m left · loss 0.5"), half["progress"]
-        body = await api.until(
-            "jobs", lambda b: (j := job_of(b, name)) and j["status"] in ("Succeeded", "Failed"), timeout=180
-        )
-        done = job_of(body, name)
+        done = await ended(api, name, timeout=180)
         assert done["status"] == "Succeeded" and done["progress"]["percent"] == 100, done
         assert done["progress"]["metrics"] == [{"name": "loss", "value": "0.25"}], done["progress"]
         code, logs = await api.call("GET", f"jobs/trainjob/{name}/logs", all="true")

@@ -225,7 +225,7 @@ class AnsweringAuthorizer(Authorizer):
 
     def __init__(self, users, rights, policy=None):
         self.now = 0.0
-        super().__init__(api=None, clock=lambda: self.now, rights=policy)
+        super().__init__(api=None, clock=lambda: self.now, policy=policy)
         self.users, self.rights, self.sent = users, rights, []
 
     def _post(self, path, body, what):
