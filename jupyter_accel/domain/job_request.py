@@ -29,6 +29,8 @@ _OPTIONAL = (
     "workdir",
     "volumes",
     "secrets",
+    "max_workers",
+    "worker_groups",
 )
 
 
@@ -96,6 +98,8 @@ def validate_job_request(
 
     for field, message in _mount_errors(request):
         err(field, message)
+    for field, message in _group_errors(request, known_accelerators):
+        err(field, message)
 
     if request.accelerators and request.hardware_profile:
         err("accelerators", "give accelerators or hardware_profile, not both")
@@ -138,6 +142,37 @@ def validate_job_request(
                 "queue / priority_class fields, or another key",
             )
     return errors
+
+
+# the first worker group's name (builders/raycluster.WORKER_GROUP) and the head's: Kueue names PodSets after them
+RESERVED_GROUPS = ("head", "workers")
+
+
+def _group_errors(request: JobRequest, known_accelerators: Sequence[str]) -> list[tuple[str, str]]:
+    """Autoscaling bounds and the extra worker groups: unique names, known accelerators, sizes > 0."""
+    out: list[tuple[str, str]] = []
+    if request.max_workers is not None and request.max_workers < request.workers:
+        out.append(("max_workers", f"at least workers ({request.workers}): the workers scale between the two"))
+    seen: set[str] = set()
+    for i, group in enumerate(request.worker_groups):
+        at = f"worker_groups[{i}]"
+        if group.name in RESERVED_GROUPS:
+            out.append((f"{at}.name", f"{group.name!r} is taken (the head and the first group); choose another"))
+        elif group.name in seen:
+            out.append((f"{at}.name", f"{group.name!r} names another group of this job already"))
+        seen.add(group.name)
+        if group.max_workers is not None:
+            if request.kind.value != "ray-cluster":
+                out.append((f"{at}.max_workers", "only for kind ray-cluster (an interactive cluster autoscales)"))
+            elif group.max_workers < group.workers:
+                out.append((f"{at}.max_workers", f"at least workers ({group.workers})"))
+        if group.accelerators and group.accelerators.resource not in known_accelerators:
+            known = ", ".join(sorted(known_accelerators)) or "none"
+            out.append((f"{at}.accelerators.resource", f"unknown accelerator; this cluster offers: {known}"))
+        for name, value in (("cpu", group.cpu), ("memory", group.memory)):
+            if value is not None and parse_quantity(value) <= 0:
+                out.append((f"{at}.{name}", "must be more than 0"))
+    return out
 
 
 # where the product mounts its own files (builders/common.py): a user's volume may not shadow them

@@ -77,6 +77,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "LogPod",
         "SecretRequest",
         "VolumeRequest",
+        "WorkerGroupRequest",
         "JobRequest",
         "JobScript",
         "JobsResponse",

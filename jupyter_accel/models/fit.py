@@ -109,6 +109,11 @@ class FitResponse(Wire):
     roles: list[RoleFit] = Field(default_factory=list)
     ahead: list[PendingAhead] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list, description="Caveats and the other reasons found.")
+    image: str | None = Field(
+        default=None,
+        description="The image the job's pods will run: the request's, else the server's default for its kind and "
+        "accelerator vendor (none for a workbench's own profile change).",
+    )
     quota_visibility: Visibility = Field(default_factory=Visibility)
     nodes_visibility: Visibility = Field(default_factory=Visibility)
     approximate: bool = Field(False, description="Borrowing or bin-packing figures are estimates.")

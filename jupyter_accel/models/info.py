@@ -123,6 +123,9 @@ class JobKindInfo(Wire):
         "line), `command` (an argv) or `script`. Empty: it runs no program of its own.",
     )
     min_workers: int = Field(0, description="The fewest workers a request may ask for.")
+    autoscales: bool = Field(
+        default=False, description="It takes `max_workers`: Ray's autoscaler grows and shrinks its workers."
+    )
     default_max_run_seconds: int | None = Field(
         None, description="The time limit a request of this kind gets when it sets none (None: no limit)."
     )

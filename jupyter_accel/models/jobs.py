@@ -144,6 +144,29 @@ class HeadResources(Wire):
     memory: Quantity = "4Gi"
 
 
+GroupName = Annotated[
+    str,
+    *_matching(
+        r"^[a-z]([-a-z0-9]*[a-z0-9])?$",
+        "a worker group name: at most 40 lower-case letters, digits or '-', beginning with a letter",
+        40,
+    ),
+]
+
+
+class WorkerGroupRequest(Wire):
+    """Ray kinds: a worker group beside the first one, e.g. CPU workers beside the GPU workers."""
+
+    name: GroupName = Field(description="Unique in the job; not 'head' nor 'workers' (the first group's name).")
+    workers: int = Field(1, ge=0, le=MAX_WORKERS, description="Worker pods of this group (its minimum when it scales).")
+    max_workers: int | None = Field(
+        default=None, ge=0, le=MAX_WORKERS, description="ray-cluster only: autoscale this group up to this many."
+    )
+    accelerators: AcceleratorRequest | None = Field(default=None, description="Per worker pod of this group.")
+    cpu: Quantity | None = Field(default=None, description="Per worker pod; default 1.")
+    memory: Quantity | None = Field(default=None, description="Per worker pod; default 4Gi.")
+
+
 class VolumeRequest(Wire):
     """A PersistentVolumeClaim of the namespace, mounted into every pod of the job (data in, checkpoints out)."""
 
@@ -202,6 +225,19 @@ class JobRequest(Wire):
             "Ray: worker pods besides the head (0 = head only). pytorch / trainjob: nodes in total (>= 1; "
             "for pytorch one is the Master)."
         ),
+    )
+    max_workers: int | None = Field(
+        default=None,
+        ge=0,
+        le=MAX_WORKERS,
+        description="ray-cluster only: autoscale the workers between `workers` and this many (Ray's autoscaler; "
+        "under Kueue an elastic job, each worker it adds admitted as a new slice of quota).",
+    )
+    worker_groups: list[WorkerGroupRequest] = Field(
+        default_factory=list,
+        max_length=6,
+        description="Ray kinds: more worker groups beside the first (`workers`); Kueue admits a head and at most "
+        "seven groups.",
     )
     accelerators: AcceleratorRequest | None = Field(None, description="Per worker; exclusive with hardware_profile.")
     hardware_profile: ObjectName | None = None

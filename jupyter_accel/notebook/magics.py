@@ -21,7 +21,7 @@ from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from .client import JOB_KINDS, AccelClient, AccelError
 from .display import Para, View, blocks, to_text
 from .display.cluster_views import doctor_blocks
-from .requests import DEFAULT_GPU_TYPE, job_request, parse_data, parse_duration, parse_env
+from .requests import DEFAULT_GPU_TYPE, job_request, parse_data, parse_duration, parse_env, parse_worker_group
 
 WAIT_POLL = 2.0  # seconds between status polls while --wait waits for pods
 
@@ -62,6 +62,14 @@ def _add_job_args(p: argparse.ArgumentParser, *, kind_required: bool) -> None:
     p.add_argument("--priority-class", default=None, help="Kueue WorkloadPriorityClass")
     p.add_argument("--env", action="append", default=[], metavar="KEY=VALUE", help="environment variable")
     p.add_argument("--nproc-per-node", type=int, default=None, help="PyTorch: processes per node")
+    p.add_argument("--max-workers", type=int, default=None, help="ray-cluster: autoscale the workers up to this many")
+    p.add_argument(
+        "--worker-group",
+        action="append",
+        default=[],
+        metavar="NAME=WORKERS[-MAX][,cpu=C][,memory=M][,gpus=N][,gpu-type=R]",
+        help="Ray: another worker group, e.g. cpu-workers=2-8,cpu=4 beside the GPU workers (repeatable)",
+    )
     p.add_argument(
         "--volume",
         action="append",
@@ -96,10 +104,14 @@ def _request_from(args: argparse.Namespace, **more: Any) -> dict:
         if args.max_run:
             parse_duration(args.max_run)
         data = parse_data(args.volume, args.secret)
+        if args.worker_group:
+            data["worker_groups"] = [parse_worker_group(g) for g in args.worker_group]
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     if args.pull_secret:
         data["image_pull_secrets"] = list(args.pull_secret)
+    if args.max_workers is not None:
+        data["max_workers"] = args.max_workers
     more = {**data, **more}
     return job_request(
         args.kind,

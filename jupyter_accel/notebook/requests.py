@@ -98,3 +98,31 @@ def parse_data(volumes: list[str], secrets: list[str]) -> dict[str, Any]:
             raise ValueError(f"--secret {text!r}: expected NAME or NAME:PATH")
         out.setdefault("secrets", []).append({"name": name, **({"mount_path": path} if path else {})})
     return out
+
+
+_GROUP = re.compile(r"^(?P<name>[a-z][-a-z0-9]*)=(?P<low>\d+)(?:-(?P<top>\d+))?(?P<rest>(?:,[a-z-]+=[^,]+)*)$")
+_GROUP_KEYS = {"cpu": "cpu", "memory": "memory", "gpus": "count", "gpu-type": "resource"}
+
+
+def parse_worker_group(text: str) -> dict[str, Any]:
+    """--worker-group NAME=WORKERS[-MAX][,cpu=2][,memory=8Gi][,gpus=1][,gpu-type=amd.com/gpu] as one of the
+    request's worker_groups; ValueError says the form."""
+    match = _GROUP.match(text)
+    form = "NAME=WORKERS[-MAX][,cpu=C][,memory=M][,gpus=N][,gpu-type=RESOURCE]"
+    if not match:
+        raise ValueError(f"--worker-group {text!r}: expected {form}")
+    group: dict[str, Any] = {"name": match["name"], "workers": int(match["low"])}
+    if match["top"] is not None:
+        group["max_workers"] = int(match["top"])
+    accel: dict[str, Any] = {}
+    for pair in filter(None, match["rest"].split(",")):
+        key, _, value = pair.partition("=")
+        if key not in _GROUP_KEYS:
+            raise ValueError(f"--worker-group {text!r}: unknown {key!r}; expected {form}")
+        if key in ("gpus", "gpu-type"):
+            accel[_GROUP_KEYS[key]] = int(value) if key == "gpus" and value.isdigit() else value
+        else:
+            group[key] = value
+    if accel:
+        group["accelerators"] = {"resource": DEFAULT_GPU_TYPE, "count": 1, **accel}
+    return group

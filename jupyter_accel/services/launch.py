@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..domain.builders import Build, build
 from ..domain.builders.common import BuildContext
+from ..domain.builders.raycluster import WORKER_GROUP
 from ..domain.builders.script import workdir_limit
 from ..domain.fit import check_fit
 from ..domain.hardware_profiles import apply_profile, list_profiles
@@ -123,7 +124,24 @@ def fit(hub: Caches, registry: AcceleratorRegistry, settings: JobSettings, reque
     if spec.program and not any(getattr(request, p) is not None for p in spec.program):
         request = request.model_copy(update={spec.program[0]: NO_OP_PROGRAM[spec.program[0]]})
     built = prepare(hub, registry, settings, request, pack=False)
-    return fit_demands(hub, registry, built.demands, built.queue)
+    answer = fit_demands(hub, registry, built.demands, built.queue)
+    answer.image = built.image
+    if grows := growth_note(request):
+        answer.notes.append(grows)
+    return answer
+
+
+def growth_note(request: JobRequest) -> str | None:
+    """What the verdict does not cover when a Ray cluster autoscales: it is judged at its starting size."""
+    tops = [(WORKER_GROUP, request.workers, request.max_workers)]
+    tops += [(g.name, g.workers, g.max_workers) for g in request.worker_groups]
+    grows = [f"{name} from {low} to {top}" for name, low, top in tops if top is not None and top > low]
+    if not grows:
+        return None
+    return (
+        f"Judged at its starting size; it may grow ({', '.join(grows)} workers). Each worker Ray's autoscaler adds "
+        "later needs free quota and a node then (Kueue admits it as a new slice), or it waits."
+    )
 
 
 def fit_demands(hub: Caches, registry: AcceleratorRegistry, demands: list[PodDemand], queue: str | None) -> FitResponse:

@@ -19,6 +19,8 @@ export interface ILaunchForm {
   command: string;
   script: string;
   workers: string;
+  /** Autoscale up to this many workers ('' : a fixed size); kinds that autoscale only. */
+  maxWorkers: string;
   /** Devices by type and count, a hardware profile, or CPU only. */
   resources: 'accelerator' | 'profile' | 'none';
   acceleratorType: string;
@@ -52,6 +54,7 @@ export function defaultForm(): ILaunchForm {
     command: '',
     script: '',
     workers: '1',
+    maxWorkers: '',
     resources: 'accelerator',
     acceleratorType: 'nvidia.com/gpu',
     acceleratorCount: '1',
@@ -130,6 +133,14 @@ export function buildRequest(
     kind: form.kind,
     workers: workers ?? minWorkers
   } as JobRequest;
+  if (shape.autoscales && form.maxWorkers.trim()) {
+    const top = wholeNumber(form.maxWorkers, workers ?? minWorkers, maxWorkers);
+    if (top === null) {
+      errors.maxWorkers = `Max workers: a whole number, at least the workers (at most ${maxWorkers}); empty for a fixed size.`;
+    } else {
+      request.max_workers = top;
+    }
+  }
   const name = form.name.trim();
   if (name) {
     const limit = JOB_REQUEST_LIMITS.name;
@@ -257,6 +268,8 @@ export function fieldForPath(
       return 'priority';
     case 'max_run_seconds':
       return 'maxRunHours';
+    case 'max_workers':
+      return 'maxWorkers';
     default:
       return '_form';
   }

@@ -48,6 +48,8 @@ export function kindLabel(kind: JobKind | string): string {
 export function kindShape(kind: JobKind): {
   program: string[];
   minWorkers: number;
+  /** It takes a maximum of workers (Ray's autoscaler). */
+  autoscales: boolean;
   /** The runtimes the cluster offers this kind (TrainJob); null: none by name. */
   runtimes: string[] | null;
   /** The image a request gets when it names none, by accelerator vendor ('' CPU only); null: it must name one. */
@@ -57,6 +59,7 @@ export function kindShape(kind: JobKind): {
   return {
     program: info?.program ?? [],
     minWorkers: info?.min_workers ?? 0,
+    autoscales: info?.autoscales ?? false,
     runtimes: info?.runtimes ?? null,
     defaultImages: info?.default_images ?? {}
   };

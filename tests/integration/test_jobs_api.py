@@ -117,6 +117,61 @@ async def test_raycluster_gets_head_and_workers(api, unique):
         await delete(api, "ray-cluster", name)
 
 
+async def test_autoscaling_raycluster_with_two_worker_groups_is_an_elastic_kueue_job(api, admin_api, unique):
+    """max_workers makes Ray's autoscaler run; under Kueue that is an elastic job, which the real Kueue webhook
+    accepts (and gates); the second group is its own PodSet; the head's PodSet holds the autoscaler sidecar,
+    as the fit check counts it."""
+    name = unique("elastic")
+    req = {
+        "kind": "ray-cluster",
+        "name": name,
+        "image": "rayproject/ray:2.41.0",
+        "workers": 1,
+        "max_workers": 3,
+        "accelerators": {"resource": "nvidia.com/gpu", "count": 1},
+        "worker_groups": [{"name": "cpu-workers", "workers": 1, "cpu": "2", "memory": "2Gi"}],
+    }
+    code, fit = await api.call("POST", "fit", req)
+    assert code == 200, fit
+    assert fit["image"] == "rayproject/ray:2.41.0"
+    assert any("workers from 1 to 3" in n for n in fit["notes"]), fit["notes"]
+    code, out = await api.call("POST", "jobs", req)
+    assert code == 201, out
+    try:
+        rc = rest.request(admin_api, "GET", rest.resource_path("ray.io", "v1", "rayclusters", NAMESPACE, name))
+        assert rc["metadata"]["annotations"]["kueue.x-k8s.io/elastic-job"] == "true"
+        assert rc["spec"]["enableInTreeAutoscaling"] is True
+        groups = {g["groupName"]: g for g in rc["spec"]["workerGroupSpecs"]}
+        assert (groups["workers"]["minReplicas"], groups["workers"]["maxReplicas"]) == (1, 3)
+        assert groups["cpu-workers"]["template"]["spec"]["containers"][0]["resources"]["limits"] == {
+            "cpu": "2",
+            "memory": "2Gi",
+        }
+        # Kueue's webhook took it as an elastic job: it gated every pod template itself
+        gates = [g["name"] for g in groups["cpu-workers"]["template"]["spec"].get("schedulingGates") or []]
+        assert "kueue.x-k8s.io/elastic-job" in gates, rc["spec"]
+
+        def workload() -> dict | None:
+            items = rest.request(
+                admin_api, "GET", rest.resource_path("kueue.x-k8s.io", "v1beta2", "workloads", NAMESPACE)
+            )["items"]
+            return next(
+                (w for w in items if (w["metadata"].get("ownerReferences") or [{}])[0].get("name") == name), None
+            )
+
+        wl = await wait_for(workload, timeout=60)
+        sets = {p["name"]: p for p in wl["spec"]["podSets"]}
+        assert {k: v["count"] for k, v in sets.items()} == {"head": 1, "workers": 1, "cpu-workers": 1}
+        head = [c["name"] for c in sets["head"]["template"]["spec"]["containers"]]
+        assert "autoscaler" in head, head
+        body = await api.until(
+            "jobs", lambda b: (j := job_of(b, name)) and j["status"] in ("Running", "Starting"), timeout=120
+        )
+        assert job_of(body, name)["status"] in ("Running", "Starting")
+    finally:
+        await delete(api, "ray-cluster", name)
+
+
 class TestWithQuotaVisible:
     """The fit check needs nodes and ClusterQueues: run as the identity an admin let see them."""
 

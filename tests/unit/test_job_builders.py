@@ -424,3 +424,41 @@ def test_every_pod_of_every_kind_gets_the_image_pull_secrets():
         found = _pull_secret_lists(build_objects(req, ctx)[0])
         pods = {"ray-cluster": 2, "ray-job": 3, "pytorch": 2, "trainjob": 1}[kind]  # head+workers(+submitter), ...
         assert found == [[{"name": "quay-pull"}]] * pods, (kind, found)
+
+
+def test_autoscaling_raycluster_is_an_elastic_job_with_its_groups():
+    body = dict(
+        kind="ray-cluster",
+        name="elastic",
+        workers=1,
+        max_workers=4,
+        accelerators={"resource": GPU, "count": 1},
+        worker_groups=[{"name": "cpu", "workers": 2, "cpu": "4", "memory": "8Gi"}],
+    )
+    [rc] = build(**body)
+    assert rc["metadata"]["annotations"]["kueue.x-k8s.io/elastic-job"] == "true"
+    assert rc["spec"]["enableInTreeAutoscaling"] is True
+    gpu, cpu = rc["spec"]["workerGroupSpecs"]
+    assert (gpu["groupName"], gpu["replicas"], gpu["minReplicas"], gpu["maxReplicas"]) == ("workers", 1, 1, 4)
+    assert gpu["rayStartParams"] == {"num-gpus": "1"}
+    assert (cpu["groupName"], cpu["replicas"], cpu["minReplicas"], cpu["maxReplicas"]) == ("cpu", 2, 2, 2)
+    assert cpu["rayStartParams"] == {}
+    assert cpu["template"]["spec"]["containers"][0]["resources"] == {
+        "requests": {"cpu": "4", "memory": "8Gi"},
+        "limits": {"cpu": "4", "memory": "8Gi"},
+    }
+    # the fit check counts what Kueue reserves: the head with KubeRay's autoscaler sidecar, groups at their minimum
+    sets = {d.role: d for d in pod_sets(rc)}
+    assert sets["head"].requests["cpu"] == Decimal("1.5")
+    assert (sets["workers"].count, sets["cpu"].count) == (1, 2)
+    # no queue: Ray's autoscaler alone, no Kueue annotation
+    [plain] = build(replace(CTX, queue=None), **body)
+    assert "kueue.x-k8s.io/elastic-job" not in (plain["metadata"].get("annotations") or {})
+
+
+def test_fixed_size_groups_do_not_autoscale_and_empty_groups_are_left_out():
+    [rc] = build(kind="ray-cluster", name="fixed", workers=0, worker_groups=[{"name": "cpu", "workers": 2}])
+    assert "enableInTreeAutoscaling" not in rc["spec"]
+    assert [g["groupName"] for g in rc["spec"]["workerGroupSpecs"]] == ["cpu"]
+    [job] = build(kind="ray-job", name="rj", entrypoint="true", worker_groups=[{"name": "cpu", "workers": 1}])
+    assert [g["groupName"] for g in job["spec"]["rayClusterSpec"]["workerGroupSpecs"]] == ["workers", "cpu"]

@@ -176,3 +176,35 @@ def test_all_errors_are_reported_at_once():
 
 def test_kind_enum_values():
     assert [k.value for k in JobKind] == ["ray-cluster", "ray-job", "pytorch", "trainjob"]
+
+
+def test_autoscaling_and_worker_groups_are_checked_field_by_field():
+    body = {
+        "kind": "ray-cluster",
+        "workers": 2,
+        "max_workers": 1,
+        "worker_groups": [
+            {"name": "workers", "workers": 1},
+            {"name": "cpu", "workers": 3, "max_workers": 2, "cpu": "0"},
+            {"name": "cpu", "accelerators": {"resource": "amd.com/gpu"}},
+        ],
+    }
+    assert semantic(body) == {
+        "max_workers": "at least workers (2): the workers scale between the two",
+        "worker_groups[0].name": "'workers' is taken (the head and the first group); choose another",
+        "worker_groups[1].max_workers": "at least workers (3)",
+        "worker_groups[1].cpu": "must be more than 0",
+        "worker_groups[2].name": "'cpu' names another group of this job already",
+        "worker_groups[2].accelerators.resource": (
+            "unknown accelerator; this cluster offers: habana.ai/gaudi, nvidia.com/gpu, nvidia.com/mig-1g.5gb"
+        ),
+    }
+    # a RayJob's cluster takes groups but does not autoscale; the training kinds take neither
+    job = {"kind": "ray-job", "entrypoint": "true", "worker_groups": [{"name": "cpu", "max_workers": 4}]}
+    assert semantic(job) == {
+        "worker_groups[0].max_workers": "only for kind ray-cluster (an interactive cluster autoscales)"
+    }
+    assert set(semantic({"kind": "ray-job", "entrypoint": "true", "max_workers": 4})) == {"max_workers"}
+    torch = {"kind": "pytorch", "command": ["true"], "max_workers": 2, "worker_groups": [{"name": "cpu"}]}
+    assert set(semantic(torch)) == {"max_workers", "worker_groups"}
+    assert ("worker_groups", 0, "name") in errors_of({"kind": "ray-cluster", "worker_groups": [{"name": "Head"}]})

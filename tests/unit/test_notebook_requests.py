@@ -22,3 +22,22 @@ def test_the_request_carries_seconds_and_validates():
     assert body["max_run_seconds"] == 7200
     assert JobRequest.model_validate(body).max_run_seconds == 7200
     assert "max_run_seconds" not in job_request("pytorch", command=["true"])
+
+
+def test_worker_groups_from_the_magics_flag():
+    from jupyter_accel.notebook.requests import parse_worker_group
+
+    assert parse_worker_group("cpu-workers=2-8,cpu=4,memory=8Gi") == {
+        "name": "cpu-workers",
+        "workers": 2,
+        "max_workers": 8,
+        "cpu": "4",
+        "memory": "8Gi",
+    }
+    assert parse_worker_group("gpu=1,gpus=2,gpu-type=amd.com/gpu")["accelerators"] == {
+        "resource": "amd.com/gpu",
+        "count": 2,
+    }
+    for bad in ("cpu", "cpu=x", "cpu=1,disk=5"):
+        with pytest.raises(ValueError, match="NAME=WORKERS"):
+            parse_worker_group(bad)

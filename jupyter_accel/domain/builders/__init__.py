@@ -7,7 +7,7 @@ from typing import Any
 
 from ...models.jobs import JobRequest
 from ..resources import PodDemand
-from .common import BuildContext, effective_queue, job_name, owner_reference, with_owner
+from .common import BuildContext, effective_queue, image, job_name, owner_reference, with_owner
 from .script import MAX_SCRIPT_BYTES, build_script_configmap
 
 # Each kind's builder is named by its KindSpec (domain/kinds), which imports this package: look it up late.
@@ -26,6 +26,7 @@ class Build:
     objects: list[dict[str, Any]]  # the job CR first, then the script ConfigMap if any
     demands: list[PodDemand]  # read off the built CR, so the fit check and the builders agree
     queue: str | None
+    image: str  # what its pods run: the request's, else the server's default for the kind and vendor
 
 
 def build(request: JobRequest, ctx: BuildContext) -> Build:
@@ -37,7 +38,7 @@ def build(request: JobRequest, ctx: BuildContext) -> Build:
     objects = [main]
     if request.script or request.workdir:
         objects.append(build_script_configmap(request, ctx, main["metadata"]["name"]))
-    return Build(objects, pod_sets(main), effective_queue(request, ctx))
+    return Build(objects, pod_sets(main), effective_queue(request, ctx), image(request, ctx))
 
 
 def build_objects(request: JobRequest, ctx: BuildContext) -> list[dict[str, Any]]:

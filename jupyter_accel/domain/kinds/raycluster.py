@@ -73,7 +73,7 @@ SPEC = KindSpec(
     starting_reason=starting_reason,
     running_note=running_note,
     ray_cluster=lambda obj: field(obj, "metadata", "name"),
-    request_fields=frozenset({"head", "volumes", "secrets"}),
+    request_fields=frozenset({"head", "volumes", "secrets", "max_workers", "worker_groups"}),
     default_image=RAY_IMAGE,
     vendor_images=RAY_VENDOR_IMAGES,
     # an interactive cluster holds its accelerators until someone stops it

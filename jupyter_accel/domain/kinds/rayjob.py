@@ -82,7 +82,17 @@ SPEC = KindSpec(
     running_note=running_note,
     ray_cluster=lambda obj: field(obj, "status", "rayClusterName"),
     request_fields=frozenset(
-        {"head", "entrypoint", "runtime_env", "script", "ttl_seconds_after_finished", "workdir", "volumes", "secrets"}
+        {
+            "head",
+            "entrypoint",
+            "runtime_env",
+            "script",
+            "ttl_seconds_after_finished",
+            "workdir",
+            "volumes",
+            "secrets",
+            "worker_groups",
+        }
     ),
     interpreter=ScriptInterpreter.python,
     program=("entrypoint", "script"),

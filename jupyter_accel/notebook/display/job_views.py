@@ -55,6 +55,8 @@ def fit_blocks(m: Any) -> list[Block]:
     out += visibility_blocks(m.quota_visibility, "Quota")
     out += visibility_blocks(m.nodes_visibility, "Nodes")
     out += [Para(n, muted=True) for n in m.notes]
+    if m.image:
+        out.append(Para(f"Image: {m.image}", muted=True))
     if m.approximate:
         out.append(Para("Borrowing or bin-packing figures are estimates.", muted=True))
     return out

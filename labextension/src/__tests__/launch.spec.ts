@@ -34,7 +34,8 @@ function fitAnswer(verdict: FitResponse['verdict']): FitResponse {
     notes: [],
     quota_visibility: { visible: true, message: null },
     nodes_visibility: { visible: true, message: null },
-    approximate: false
+    approximate: false,
+    image: 'rayproject/ray:2.41.0'
   };
 }
 
@@ -112,6 +113,25 @@ describe('buildRequest', () => {
     expect(request?.accelerators).toBeUndefined();
     expect(request?.entrypoint).toBe('python main.py');
     expect(request?.command).toBeUndefined();
+  });
+
+  it('sends max_workers for a kind that autoscales, and only then', () => {
+    const form = {
+      ...defaultForm(),
+      kind: 'ray-cluster' as const,
+      workers: '1',
+      maxWorkers: '4'
+    };
+    expect(buildRequest(form).request?.max_workers).toBe(4);
+    expect(
+      buildRequest({ ...form, maxWorkers: '' }).request?.max_workers
+    ).toBeUndefined();
+    expect(
+      buildRequest({ ...form, maxWorkers: '0' }).errors.maxWorkers
+    ).toMatch(/at least the workers/);
+    expect(fieldForPath('max_workers')).toBe('maxWorkers');
+    const torch = { ...form, kind: 'pytorch' as const, command: 'true' };
+    expect(buildRequest(torch).request?.max_workers).toBeUndefined();
   });
 });
 

@@ -166,6 +166,7 @@ describe('kind shapes drive the launch form', () => {
     expect(kindShape('ray-job')).toEqual({
       program: ['entrypoint', 'script'],
       minWorkers: 0,
+      autoscales: false,
       runtimes: null,
       defaultImages: {} // the server fills them in (/info)
     });

@@ -876,6 +876,12 @@ export interface components {
              */
             cluster_queue: string | null;
             /**
+             * Image
+             * @description The image the job's pods will run: the request's, else the server's default for its kind and accelerator vendor (none for a workbench's own profile change).
+             * @default null
+             */
+            image: string | null;
+            /**
              * Label
              * @description The verdict as people read it, e.g. 'Can never fit'.
              */
@@ -1207,6 +1213,12 @@ export interface components {
          */
         JobKindInfo: {
             /**
+             * Autoscales
+             * @description It takes `max_workers`: Ray's autoscaler grows and shrinks its workers.
+             * @default false
+             */
+            autoscales: boolean;
+            /**
              * Badge
              * @description One letter for compact lists.
              */
@@ -1408,6 +1420,12 @@ export interface components {
              */
             max_run_seconds: number | null;
             /**
+             * Max Workers
+             * @description ray-cluster only: autoscale the workers between `workers` and this many (Ray's autoscaler; under Kueue an elastic job, each worker it adds admitted as a new slice of quota).
+             * @default null
+             */
+            max_workers: number | null;
+            /**
              * Memory
              * @description Per worker pod; default from the profile, else 4Gi.
              * @default null
@@ -1475,6 +1493,11 @@ export interface components {
              * @default null
              */
             workdir: string | null;
+            /**
+             * Worker Groups
+             * @description Ray kinds: more worker groups beside the first (`workers`); Kueue admits a head and at most seven groups.
+             */
+            worker_groups?: components["schemas"]["WorkerGroupRequest"][];
             /**
              * Workers
              * @description Ray: worker pods besides the head (0 = head only). pytorch / trainjob: nodes in total (>= 1; for pytorch one is the Master).
@@ -2584,6 +2607,46 @@ export interface components {
              */
             stopped: boolean;
             visibility?: components["schemas"]["Visibility"];
+        };
+        /**
+         * WorkerGroupRequest
+         * @description Ray kinds: a worker group beside the first one, e.g. CPU workers beside the GPU workers.
+         */
+        WorkerGroupRequest: {
+            /**
+             * @description Per worker pod of this group.
+             * @default null
+             */
+            accelerators: components["schemas"]["AcceleratorRequest"] | null;
+            /**
+             * Cpu
+             * @description Per worker pod; default 1.
+             * @default null
+             */
+            cpu: (string | number) | null;
+            /**
+             * Max Workers
+             * @description ray-cluster only: autoscale this group up to this many.
+             * @default null
+             */
+            max_workers: number | null;
+            /**
+             * Memory
+             * @description Per worker pod; default 4Gi.
+             * @default null
+             */
+            memory: (string | number) | null;
+            /**
+             * Name
+             * @description Unique in the job; not 'head' nor 'workers' (the first group's name).
+             */
+            name: string;
+            /**
+             * Workers
+             * @description Worker pods of this group (its minimum when it scales).
+             * @default 1
+             */
+            workers: number;
         };
         /** WorkloadCondition */
         WorkloadCondition: {

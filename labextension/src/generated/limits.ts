@@ -28,6 +28,10 @@ export const JOB_REQUEST_LIMITS = {
     "minimum": 60,
     "maximum": 2147483647
   },
+  "max_workers": {
+    "minimum": 0,
+    "maximum": 64
+  },
   "name": {
     "pattern": "^[a-z]([-a-z0-9]*[a-z0-9])?$",
     "maxLength": 47

@@ -60,6 +60,11 @@ export function FitVerdict(props: { state: FitState }): JSX.Element {
               {n}
             </div>
           ))}
+          {state.fit.image && (
+            <div className="jp-accel-muted" aria-label="Image">
+              Image: {state.fit.image}
+            </div>
+          )}
         </>
       );
       break;
@@ -278,6 +283,20 @@ export function LaunchForm(props: {
           onChange={e => update({ workers: e.target.value })}
         />
       </Field>
+      {shape.autoscales && (
+        <Field
+          label="Max workers (autoscale, optional)"
+          {...field('maxWorkers')}
+        >
+          <input
+            type="number"
+            min={0}
+            placeholder="fixed size"
+            value={form.maxWorkers}
+            onChange={e => update({ maxWorkers: e.target.value })}
+          />
+        </Field>
+      )}
       <div className="jp-accel-choice" role="radiogroup" aria-label="Resources">
         {(
           [
