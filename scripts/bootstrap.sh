@@ -32,6 +32,9 @@ if [ ! -f "$stamp" ]; then
 fi
 [ -d labextension/node_modules ] || (cd labextension && npm ci --no-audit --no-fund --loglevel=error)
 
+step "interop venvs (CodeFlare SDK, for tests/notebook/test_codeflare_interop.py)"
+bash scripts/interop-venv.sh codeflare >/dev/null
+
 if [ "${JA_SKIP_DEVCLUSTER_BUILD:-0}" = "1" ]; then
   step "devcluster binaries skipped (JA_SKIP_DEVCLUSTER_BUILD=1: a cluster of your own)"
 else

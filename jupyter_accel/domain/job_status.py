@@ -399,6 +399,7 @@ def job_view(
             warning=idle_warning(held, idle_since, now or datetime.now(UTC), idle_after)
             if status is JobStatus.running and idle_after
             else None,
+            takes_ray_jobs=spec.takes_ray_jobs,
         ),
         queue=labels.get(L.QUEUE_NAME) or wl_spec.get("queueName"),
         cluster_queue=_get(workload, "status", "admission", "clusterQueue"),

@@ -42,13 +42,20 @@ def place_in_line(position: int | None) -> str | None:
 
 
 def actions(
-    status: JobStatus, writable: bool = True, *, extendable: bool = False, stopped_at_limit: bool = False
+    status: JobStatus,
+    writable: bool = True,
+    *,
+    extendable: bool = False,
+    stopped_at_limit: bool = False,
+    takes_ray_jobs: bool = False,
 ) -> list[JobAction]:
     """What a user may do to a job in this state: suspend what runs or waits, resume what is suspended, delete
-    anything not already going; extend a time limit below the admin's ceiling. A job Kueue stopped at its limit
-    is not resumed but extended (a resume alone would stop it again at once)."""
+    anything not already going; extend a time limit below the admin's ceiling; send Ray jobs to a running Ray
+    cluster. A job Kueue stopped at its limit is not resumed but extended (a resume alone would stop it again)."""
     if not writable or status is JobStatus.deleting:
         return []
+    if takes_ray_jobs and status is JobStatus.running:
+        return [JobAction.run, *actions(status, writable, extendable=extendable)]
     if status in FINISHED:
         return [JobAction.delete]
     extend = [JobAction.extend] if extendable or stopped_at_limit else []
@@ -75,6 +82,7 @@ def job_display(
     extendable: bool = False,
     stopped_at_limit: bool = False,
     warning: str | None = None,
+    takes_ray_jobs: bool = False,
 ) -> JobDisplay:
     """`never`: queued but it can never be admitted as sized (so no place in line is shown); `detail`: Kueue's
     own message."""
@@ -92,7 +100,9 @@ def job_display(
         finished=status in FINISHED,
         stopped_at_limit=stopped_at_limit,
         warning=warning,
-        actions=actions(status, writable, extendable=extendable, stopped_at_limit=stopped_at_limit),
+        actions=actions(
+            status, writable, extendable=extendable, stopped_at_limit=stopped_at_limit, takes_ray_jobs=takes_ray_jobs
+        ),
     )
 
 

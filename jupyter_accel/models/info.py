@@ -123,8 +123,10 @@ class JobKindInfo(Wire):
         "line), `command` (an argv) or `script`. Empty: it runs no program of its own.",
     )
     min_workers: int = Field(0, description="The fewest workers a request may ask for.")
-    autoscales: bool = Field(
-        default=False, description="It takes `max_workers`: Ray's autoscaler grows and shrinks its workers."
+    request_fields: list[str] = Field(
+        default_factory=list,
+        description="The optional JobRequest fields it takes (e.g. `workdir`, `max_workers`); a request that sets "
+        "another is refused with a 400 naming the field.",
     )
     default_max_run_seconds: int | None = Field(
         None, description="The time limit a request of this kind gets when it sets none (None: no limit)."

@@ -302,6 +302,7 @@ class JobAction(StrEnum):
     suspend = "suspend"
     resume = "resume"
     extend = "extend"  # give it a longer time limit (POST jobs/{kind}/{name}/limit)
+    run = "run"  # send it a Ray job (a running Ray cluster: POST jobs/{kind}/{name}/dashboard/api/jobs/)
     delete = "delete"
 
 

@@ -219,6 +219,20 @@ export function submitJob(
   });
 }
 
+/** Send a Ray job to a running Ray cluster: Ray's Jobs API through the server's proxy of its dashboard. */
+export function submitRayJob(
+  settings: ServerConnection.ISettings,
+  kind: JobKind,
+  name: string,
+  entrypoint: string
+): Promise<{ submission_id: string }> {
+  return requestAPI<{ submission_id: string }>(
+    `${jobPath(kind, name)}/dashboard/api/jobs/`,
+    settings,
+    { method: 'POST', body: JSON.stringify({ entrypoint }) }
+  );
+}
+
 /** `jobs/{kind}/{name}`, with both parts escaped. */
 export function jobPath(kind: JobKind, name: string): string {
   return `jobs/${encodeURIComponent(kind)}/${encodeURIComponent(name)}`;

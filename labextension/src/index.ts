@@ -15,6 +15,7 @@ import {
   showDialog,
   WidgetTracker
 } from '@jupyterlab/apputils';
+import { IDefaultFileBrowser } from '@jupyterlab/filebrowser';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
 
 import {
@@ -37,6 +38,8 @@ import {
 import { ClusterModel, IJobTransition } from './cluster';
 import { createJobDetail, detailId, IJobRef } from './detail';
 import { extendJob } from './extend';
+import { runAsJobPreset } from './launch';
+import { runOnCluster } from './runon';
 import { chipIcon } from './icons';
 import { AccelModel, DEFAULT_TIMING } from './model';
 import { AccelPanel } from './panel';
@@ -64,12 +67,18 @@ const plugin: JupyterFrontEndPlugin<AccelModel> = {
     'Accelerators, Kueue quotas and distributed jobs of the Kubernetes cluster.',
   autoStart: true,
   provides: IAccelModel,
-  optional: [ICommandPalette, ISettingRegistry, ILayoutRestorer],
+  optional: [
+    ICommandPalette,
+    ISettingRegistry,
+    ILayoutRestorer,
+    IDefaultFileBrowser
+  ],
   activate: (
     app: JupyterFrontEnd,
     palette: ICommandPalette | null,
     settingRegistry: ISettingRegistry | null,
-    restorer: ILayoutRestorer | null
+    restorer: ILayoutRestorer | null,
+    browser: IDefaultFileBrowser | null
   ): AccelModel => {
     const serverSettings = app.serviceManager.serverSettings;
     const model = new AccelModel({
@@ -118,6 +127,15 @@ const plugin: JupyterFrontEndPlugin<AccelModel> = {
             `${suspend ? 'Suspend' : 'Resume'} ${job.name}: ${message(error)}`,
             { autoClose: 8000 }
           );
+        }
+      },
+      runOn: async job => {
+        const id = await runOnCluster(serverSettings, job);
+        if (id) {
+          Notification.success(`Ray job ${id} sent to ${job.name}`, {
+            autoClose: 6000,
+            actions: [{ label: 'Open', callback: () => void openJob(job) }]
+          });
         }
       },
       extend: async job => {
@@ -219,6 +237,40 @@ const plugin: JupyterFrontEndPlugin<AccelModel> = {
         app.shell.activateById(panel.id);
         panel.clusterView?.expand('launch');
       }
+    });
+    // "Run as a job…" on a folder or a Python file of the file browser: the launch form, filled in
+    const selected = () => {
+      const item = browser?.selectedItems().next();
+      return item && !item.done ? item.value : null;
+    };
+    app.commands.addCommand(CommandIDs.runAsJob, {
+      label: 'Run as a job…',
+      caption:
+        'Launch a job that runs this folder (its working dir) or this Python file',
+      icon: chipIcon,
+      isVisible: () => {
+        const item = selected();
+        return (
+          !!item &&
+          (item.type === 'directory' || item.name.endsWith('.py')) &&
+          runAsJobPreset(item.path, item.type === 'directory') !== null
+        );
+      },
+      execute: () => {
+        const item = selected();
+        const preset = item
+          ? runAsJobPreset(item.path, item.type === 'directory')
+          : null;
+        if (preset) {
+          app.shell.activateById(panel.id);
+          panel.clusterView?.expand('launch', preset);
+        }
+      }
+    });
+    app.contextMenu.addItem({
+      command: CommandIDs.runAsJob,
+      selector: '.jp-DirListing-item[data-isdir]',
+      rank: 60
     });
     app.commands.addCommand(CommandIDs.openJob, {
       label: args =>

@@ -7,7 +7,7 @@ import {
   ACCELERATOR_REQUEST_LIMITS,
   JOB_REQUEST_LIMITS
 } from './generated/limits';
-import { defaultKind, kindShape } from './present';
+import { defaultKind, kindShape, kindTaking } from './present';
 
 /** What the form's inputs hold, all as typed (strings). */
 export interface ILaunchForm {
@@ -18,6 +18,8 @@ export interface ILaunchForm {
   mode: 'command' | 'script';
   command: string;
   script: string;
+  /** A folder of the Jupyter server's files the program runs in ('' : none); kinds that take one. */
+  workdir: string;
   workers: string;
   /** Autoscale up to this many workers ('' : a fixed size); kinds that autoscale only. */
   maxWorkers: string;
@@ -53,6 +55,7 @@ export function defaultForm(): ILaunchForm {
     mode: 'command',
     command: '',
     script: '',
+    workdir: '',
     workers: '1',
     maxWorkers: '',
     resources: 'accelerator',
@@ -133,7 +136,7 @@ export function buildRequest(
     kind: form.kind,
     workers: workers ?? minWorkers
   } as JobRequest;
-  if (shape.autoscales && form.maxWorkers.trim()) {
+  if (shape.takes.includes('max_workers') && form.maxWorkers.trim()) {
     const top = wholeNumber(form.maxWorkers, workers ?? minWorkers, maxWorkers);
     if (top === null) {
       errors.maxWorkers = `Max workers: a whole number, at least the workers (at most ${maxWorkers}); empty for a fixed size.`;
@@ -154,6 +157,9 @@ export function buildRequest(
   }
   if (form.image.trim()) {
     request.image = form.image.trim();
+  }
+  if (form.workdir.trim() && shape.takes.includes('workdir')) {
+    request.workdir = form.workdir.trim();
   }
   if (form.runtime && shape.runtimes?.includes(form.runtime)) {
     request.runtime = form.runtime;
@@ -270,6 +276,8 @@ export function fieldForPath(
       return 'maxRunHours';
     case 'max_workers':
       return 'maxWorkers';
+    case 'workdir':
+      return 'workdir';
     default:
       return '_form';
   }
@@ -372,4 +380,34 @@ export class FitChecker {
   private _timer: ReturnType<typeof setTimeout> | null = null;
   private _abort: AbortController | null = null;
   private _seq = 0;
+}
+
+/**
+ * The launch form for "Run as a job…" of the file browser: a folder becomes
+ * the working dir; a Python file runs with `python FILE` in its folder. The
+ * kind is one that takes a working dir (null: this cluster serves none).
+ */
+export function runAsJobPreset(
+  path: string,
+  isDirectory: boolean
+): Partial<ILaunchForm> | null {
+  const kind = kindTaking('workdir');
+  if (!kind) {
+    return null;
+  }
+  if (isDirectory) {
+    return { kind, mode: 'command', workdir: path || '.' };
+  }
+  const slash = path.lastIndexOf('/');
+  const folder = slash > 0 ? path.slice(0, slash) : '.';
+  const file = path.slice(slash + 1);
+  // splitCommand keeps a quoted name together (it knows no backslash escapes)
+  const quote = file.includes("'") ? '"' : "'";
+  const quoted = /^[\w.-]+$/.test(file) ? file : `${quote}${file}${quote}`;
+  return {
+    kind,
+    mode: 'command',
+    workdir: folder,
+    command: `python ${quoted}`
+  };
 }

@@ -21,6 +21,7 @@ import {
   summarizeState
 } from './format';
 import { ClusterModel } from './cluster';
+import type { ILaunchForm } from './launch';
 import { chipIcon } from './icons';
 import { AccelModel, AccelState } from './model';
 import { PANEL_ID } from './tokens';
@@ -142,11 +143,12 @@ export class ClusterSectionsView extends ReactWidget {
     this._cluster.changed.connect(this._onChanged, this);
   }
 
-  /** Open a section (and focus the form for `launch`). */
-  expand(id: SectionId): void {
+  /** Open a section (and focus the form for `launch`, filled with `preset`). */
+  expand(id: SectionId, preset?: Partial<ILaunchForm>): void {
     this._expanded = { ...this._expanded, [id]: true };
     if (id === 'launch') {
       this._focusLaunch++;
+      this._launchPreset = preset ?? null;
     }
     this.update();
   }
@@ -175,6 +177,7 @@ export class ClusterSectionsView extends ReactWidget {
         readOnly={state.info.capabilities?.read_only ?? false}
         now={Date.now()}
         focusLaunch={this._focusLaunch}
+        launchPreset={this._launchPreset}
       />
     );
   }
@@ -210,6 +213,7 @@ export class ClusterSectionsView extends ReactWidget {
     launch: false
   };
   private _focusLaunch = 0;
+  private _launchPreset: Partial<ILaunchForm> | null = null;
   private _clock: ReturnType<typeof setInterval> | null = null;
 }
 

@@ -26,6 +26,14 @@ export function defaultKind(): JobKind {
   return (registry.find(k => k.default) ?? registry[0])?.kind as JobKind;
 }
 
+/** The served kind that takes an optional request field: the default kind if it does, else the first. */
+export function kindTaking(field: string): JobKind | null {
+  const taking = registry.filter(
+    k => k.served && (k.request_fields ?? []).includes(field)
+  );
+  return (taking.find(k => k.default) ?? taking[0])?.kind ?? null;
+}
+
 /** The kinds a launch form offers: what the jobs list says this cluster serves, else what /info says, and
  * the form's current kind in any case (so the select never loses it). */
 export function launchKinds(
@@ -48,8 +56,8 @@ export function kindLabel(kind: JobKind | string): string {
 export function kindShape(kind: JobKind): {
   program: string[];
   minWorkers: number;
-  /** It takes a maximum of workers (Ray's autoscaler). */
-  autoscales: boolean;
+  /** The optional request fields it takes (e.g. workdir, max_workers). */
+  takes: string[];
   /** The runtimes the cluster offers this kind (TrainJob); null: none by name. */
   runtimes: string[] | null;
   /** The image a request gets when it names none, by accelerator vendor ('' CPU only); null: it must name one. */
@@ -59,7 +67,7 @@ export function kindShape(kind: JobKind): {
   return {
     program: info?.program ?? [],
     minWorkers: info?.min_workers ?? 0,
-    autoscales: info?.autoscales ?? false,
+    takes: info?.request_fields ?? [],
     runtimes: info?.runtimes ?? null,
     defaultImages: info?.default_images ?? {}
   };

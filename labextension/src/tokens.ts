@@ -20,6 +20,7 @@ export namespace CommandIDs {
   export const refresh = 'jupyter-accel:refresh';
   export const launchJob = 'jupyter-accel:launch-job';
   export const openJob = 'jupyter-accel:open-job';
+  export const runAsJob = 'jupyter-accel:run-as-job';
 }
 
 /** The model behind the panel: the /info state, polled while the panel shows. */

@@ -6,6 +6,7 @@
 import * as React from 'react';
 
 import type { ClusterModel } from './cluster';
+import type { ILaunchForm } from './launch';
 import { Section, StreamStatus } from './components/common';
 import { AcceleratorsSection } from './sections/accelerators';
 import { JobsSection } from './sections/jobs';
@@ -27,6 +28,8 @@ export interface IClusterViewProps {
   now: number;
   /** Bumped by the "launch job" command to focus the form. */
   focusLaunch: number;
+  /** What the launch form is filled with when focusLaunch changes. */
+  launchPreset?: Partial<ILaunchForm> | null;
 }
 
 export function ClusterView(props: IClusterViewProps): JSX.Element {
@@ -87,6 +90,7 @@ export function ClusterView(props: IClusterViewProps): JSX.Element {
             model={model}
             actions={props.actions}
             focus={props.focusLaunch}
+            preset={props.launchPreset}
           />
         )}
       </Section>

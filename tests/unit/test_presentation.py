@@ -47,3 +47,7 @@ def test_actions_follow_the_state_and_a_read_only_server_offers_none():
     assert actions(JobStatus.succeeded) == [JobAction.delete]
     assert actions(JobStatus.deleting) == []
     assert actions(JobStatus.running, writable=False) == []
+    # a running Ray cluster takes Ray jobs ("Run on…"); not before it runs, not from a read-only server
+    assert actions(JobStatus.running, takes_ray_jobs=True) == [JobAction.run, JobAction.suspend, JobAction.delete]
+    assert JobAction.run not in actions(JobStatus.starting, takes_ray_jobs=True)
+    assert actions(JobStatus.running, writable=False, takes_ray_jobs=True) == []

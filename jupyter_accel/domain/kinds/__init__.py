@@ -87,7 +87,7 @@ def kind_info(spec: KindSpec, version: str | None) -> JobKindInfo:
         dashboard=spec.ray_cluster is not None,
         program=list(spec.program),
         min_workers=spec.min_workers,
-        autoscales="max_workers" in spec.request_fields,
+        request_fields=sorted(spec.request_fields),
         default=spec.default,
         default_max_run_seconds=None,  # the admin's setting, filled in by the server (app.current_state)
         runtimes=None,  # what the cluster offers, filled in from discovery

@@ -73,6 +73,7 @@ SPEC = KindSpec(
     starting_reason=starting_reason,
     running_note=running_note,
     ray_cluster=lambda obj: field(obj, "metadata", "name"),
+    takes_ray_jobs=True,
     request_fields=frozenset({"head", "volumes", "secrets", "max_workers", "worker_groups"}),
     default_image=RAY_IMAGE,
     vendor_images=RAY_VENDOR_IMAGES,

@@ -73,6 +73,7 @@ class KindSpec:
     end_time: Callable[[Obj], str | None] = end_from_status
     suspend_patch: Callable[[bool], dict[str, Any]] = spec_suspend
     ray_cluster: Callable[[Obj], str | None] | None = None  # the RayCluster whose dashboard it has
+    takes_ray_jobs: bool = False  # while it runs, users send it Ray jobs (a long-lived, interactive cluster)
     progress: Callable[[Obj], JobProgress | None] = _none  # what its code reports of its progress, from the CR
     # the optional JobRequest fields it takes ("head" is the Ray head's resources), and the program fields of
     # which a request must give exactly one (none: it runs no program of its own)

@@ -113,6 +113,37 @@ describe('the job list', () => {
     );
   });
 
+  it('offers "Run on…" where the server says the job takes Ray jobs', async () => {
+    const cluster = job('rc-1', 'Running');
+    cluster.display.actions = ['run', 'suspend', 'delete'];
+    const sent: string[] = [];
+    const actions = {
+      runOn: async (j: JobView) => void sent.push(j.name)
+    } as IClusterActions;
+    widget = ReactWidget.create(
+      <JobsSection
+        jobs={resource([cluster, job('train-1', 'Running')])}
+        scope="namespace"
+        onScope={() => undefined}
+        actions={actions}
+        readOnly={false}
+        now={0}
+      />
+    );
+    Widget.attach(widget, document.body);
+    const host = widget.node;
+    await until(() => rows(host).length === 2);
+    const runs = Array.from(host.querySelectorAll('button')).filter(b =>
+      /Run on/.test(b.textContent ?? '')
+    );
+    expect(runs.map(b => b.getAttribute('aria-label'))).toEqual([
+      'Run a command on rc-1'
+    ]);
+    runs[0].click();
+    await until(() => sent.length === 1);
+    expect(sent).toEqual(['rc-1']);
+  });
+
   it('shows the first rows of a long list and adds more on request', async () => {
     const many = Array.from({ length: 120 }, (_, i) =>
       job(`job-${i}`, i % 2 ? 'Running' : 'Queued')

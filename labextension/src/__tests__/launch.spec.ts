@@ -7,6 +7,7 @@ import {
   FitState,
   mapFieldErrors,
   newClientRequestId,
+  runAsJobPreset,
   splitCommand
 } from '../launch';
 import {
@@ -345,5 +346,26 @@ describe('data and runtimes', () => {
     } finally {
       setJobKinds(KINDS as JobKindInfo[]);
     }
+  });
+});
+
+describe('runAsJobPreset', () => {
+  it('runs a folder as the working dir, a Python file with python in its folder', () => {
+    expect(runAsJobPreset('projects/train', true)).toEqual({
+      kind: 'pytorch',
+      mode: 'command',
+      workdir: 'projects/train'
+    });
+    const file = runAsJobPreset('projects/train/my run.py', false);
+    expect(file).toMatchObject({
+      workdir: 'projects/train',
+      command: "python 'my run.py'"
+    });
+    const form = { ...defaultForm(), ...file };
+    const { request, errors } = buildRequest(form);
+    expect(errors).toEqual({});
+    expect(request?.workdir).toBe('projects/train');
+    expect(request?.command).toEqual(['python', 'my run.py']);
+    expect(runAsJobPreset('main.py', false)?.workdir).toBe('.');
   });
 });

@@ -166,7 +166,17 @@ describe('kind shapes drive the launch form', () => {
     expect(kindShape('ray-job')).toEqual({
       program: ['entrypoint', 'script'],
       minWorkers: 0,
-      autoscales: false,
+      takes: [
+        'entrypoint',
+        'head',
+        'runtime_env',
+        'script',
+        'secrets',
+        'ttl_seconds_after_finished',
+        'volumes',
+        'workdir',
+        'worker_groups'
+      ],
       runtimes: null,
       defaultImages: {} // the server fills them in (/info)
     });

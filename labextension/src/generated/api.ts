@@ -1109,7 +1109,7 @@ export interface components {
          * JobAction
          * @enum {string}
          */
-        JobAction: "suspend" | "resume" | "extend" | "delete";
+        JobAction: "suspend" | "resume" | "extend" | "run" | "delete";
         /** JobDetail */
         JobDetail: {
             /**
@@ -1213,12 +1213,6 @@ export interface components {
          */
         JobKindInfo: {
             /**
-             * Autoscales
-             * @description It takes `max_workers`: Ray's autoscaler grows and shrinks its workers.
-             * @default false
-             */
-            autoscales: boolean;
-            /**
              * Badge
              * @description One letter for compact lists.
              */
@@ -1270,6 +1264,11 @@ export interface components {
              * @description The request fields of which a job of this kind needs exactly one: `entrypoint` (a shell line), `command` (an argv) or `script`. Empty: it runs no program of its own.
              */
             program?: string[];
+            /**
+             * Request Fields
+             * @description The optional JobRequest fields it takes (e.g. `workdir`, `max_workers`); a request that sets another is refused with a 400 naming the field.
+             */
+            request_fields?: string[];
             /**
              * Roles
              * @description Its pods' roles; the first is the one whose log is the job's output.

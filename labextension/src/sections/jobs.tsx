@@ -220,6 +220,19 @@ function JobRow(props: {
         >
           Details
         </button>
+        {!props.readOnly &&
+          actions.runOn &&
+          job.display.actions.includes('run') && (
+            <button
+              type="button"
+              className="jp-mod-styled jp-accel-button"
+              disabled={busy}
+              aria-label={`Run a command on ${job.name}`}
+              onClick={() => run(() => actions.runOn!(job))}
+            >
+              Run on…
+            </button>
+          )}
         {(['suspend', 'resume'] as const)
           .filter(a => !props.readOnly && job.display.actions.includes(a))
           .map(a => (

@@ -91,6 +91,8 @@ export function LaunchForm(props: {
   model: ClusterModel;
   actions: IClusterActions;
   focus: number;
+  /** Values to fill in when `focus` changes (e.g. "Run as a job…" of the file browser). */
+  preset?: Partial<ILaunchForm> | null;
 }): JSX.Element {
   const { model, actions } = props;
   const [form, setForm] = React.useState<ILaunchForm>(defaultForm);
@@ -134,8 +136,12 @@ export function LaunchForm(props: {
   }, [actions]);
   React.useEffect(() => {
     if (props.focus > 0) {
+      if (props.preset) {
+        update(props.preset);
+      }
       firstInput.current?.focus();
     }
+    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [props.focus]);
 
   const update = (patch: Partial<ILaunchForm>): void => {
@@ -273,6 +279,16 @@ export function LaunchForm(props: {
               />
             </Field>
           )}
+          {shape.takes.includes('workdir') && (
+            <Field label="Working dir (optional)" {...field('workdir')}>
+              <input
+                type="text"
+                value={form.workdir}
+                placeholder="a folder of your files, e.g. projects/train"
+                onChange={e => update({ workdir: e.target.value })}
+              />
+            </Field>
+          )}
         </>
       )}
       <Field label="Workers" {...field('workers')}>
@@ -283,7 +299,7 @@ export function LaunchForm(props: {
           onChange={e => update({ workers: e.target.value })}
         />
       </Field>
-      {shape.autoscales && (
+      {shape.takes.includes('max_workers') && (
         <Field
           label="Max workers (autoscale, optional)"
           {...field('maxWorkers')}

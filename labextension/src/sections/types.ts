@@ -17,6 +17,8 @@ export interface IClusterActions {
   /** Ask how much longer it may run, then extend its time limit. */
   extend(job: JobView): Promise<void>;
   remove(job: JobView): Promise<void>;
+  /** Ask for a command and send it to a running Ray cluster as a Ray job. */
+  runOn?(job: JobView): Promise<void>;
   fit(request: JobRequest, signal: AbortSignal): Promise<FitResponse>;
   submit(request: JobRequest): Promise<SubmitResponse>;
   /** The PVCs and connections a job can mount (the launch form offers them). */
