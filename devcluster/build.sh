@@ -110,6 +110,11 @@ b_jobset() {  # built in its module directory: `go install sigs.k8s.io/jobset@vâ
   local d; d=$(moddir "sigs.k8s.io/jobset@v$JOBSET_VERSION") &&
   cd "$d" && go build -trimpath -ldflags "-s -w" -o "$1/jobset" .
 }
+b_prometheus() {  # built in its module directory (its own go.mod, outside any workspace); the API only, no UI
+  local d; d=$(moddir "github.com/prometheus/prometheus@v$PROMETHEUS_VERSION") &&
+  cd "$d" && GOWORK=off go build -trimpath -ldflags "-s -w" -o "$1/prometheus" ./cmd/prometheus &&
+  prints -F "prometheus" "$1/prometheus" --version
+}
 b_trainer() {
   GOBIN=$1 go install -trimpath -ldflags "-s -w" \
     "github.com/kubeflow/trainer/v2/cmd/trainer-controller-manager@v$TRAINER_VERSION"
@@ -146,7 +151,7 @@ b_image() {  # a Debian rootfs with Python and ray[default], as an OCI archive (
 key() { local d=$HERE/$1; [ -f "$d/go.mod" ] && echo "$d/go.mod $d/go.sum"; }
 FAILED=0
 NODE_PARTS="kubelet containerd runc cni-plugins coredns node-image"
-want=${*:-"kube-apiserver etcd kwok kube-controlplane kueue kuberay training-operator jobset trainer-controller $NODE_PARTS"}
+want=${*:-"kube-apiserver etcd kwok kube-controlplane kueue kuberay training-operator jobset trainer-controller prometheus $NODE_PARTS"}
 # shellcheck disable=SC2046
 for c in $want; do case $c in
   kube-apiserver)    build kube-apiserver "$K8S_VERSION" "$(entry kube-apiserver "$K8S_VERSION" $(key k8s))" b_apiserver ;;
@@ -158,6 +163,7 @@ for c in $want; do case $c in
   training-operator) build training-operator "$TRAINING_OPERATOR_VERSION" "$(entry training-operator "$TRAINING_OPERATOR_VERSION" $(key training-operator))" b_trainop ;;
   jobset)            build jobset "$JOBSET_VERSION" "$(entry jobset "$JOBSET_VERSION")" b_jobset ;;
   trainer-controller) build trainer-controller "$TRAINER_VERSION" "$(entry trainer-controller "$TRAINER_VERSION")" b_trainer ;;
+  prometheus)        build prometheus "$PROMETHEUS_VERSION" "$(entry prometheus "$PROMETHEUS_VERSION")" b_prometheus ;;
   kubelet)           build kubelet "$K8S_VERSION" "$(entry kubelet "$K8S_VERSION" $(key kubelet) "$HERE/kubelet/deviceplugin/main.go")" b_kubelet ;;
   containerd)        build containerd "$CONTAINERD_VERSION" "$(entry containerd "$CONTAINERD_VERSION")" b_containerd ;;
   runc)              build runc "$RUNC_VERSION" "$(entry runc "$RUNC_VERSION")" b_runc ;;

@@ -47,6 +47,9 @@ FIXED_PORTS = {
     "kueue-visibility": 18082,
     "jobset-webhook": 19444,
     "jobset-health": 18083,
+    "kueue-metrics": 18084,
+    "prometheus": 19090,
+    "device-exporter": 19400,
 }
 # Listeners inside each operator's own network namespace (only `lo` exists there, so no collisions).
 SANDBOX_PORTS = {"metrics": 8080, "health": 8081, "webhook": 9443}
@@ -55,6 +58,8 @@ OPERATORS = ("kuberay", "training-operator", "trainer-controller")
 # then the controllers, the apiserver, and the datastore last.
 STOP_STAGES = (
     (
+        "prometheus",
+        "device-exporter",
         "trainer-status-relay",
         "trainer-controller",
         "jobset",
@@ -523,6 +528,9 @@ class Cluster:
             self.components["node-image"]["image"] = real.image
             for n in realnode.NODE_PARTS:
                 self._ready(n, t0)
+        if "prometheus" in found:
+            self._start_prometheus(found["prometheus"], real, timeout)
+            self._ready("prometheus", t0)
         for name in ("etcd", "kube-apiserver"):
             self.components[name]["state"] = "running"
         self._write_state("running")
@@ -604,6 +612,39 @@ class Cluster:
             str(b.binary("jobset")), f"--kubeconfig={self.pki_dir / 'jobset.kubeconfig'}", f"--config={cfg}",
             "--zap-log-level=2",
         ])  # fmt: skip
+
+    def _start_prometheus(self, b: Built, real: realnode.RealNode | None, timeout: float) -> None:
+        """A real Prometheus on loopback: it scrapes Kueue's metrics (HTTPS, with a token allowed /metrics) and, with
+        the real node, the node's device exporter (DCGM's names; the devices are not GPUs and every series says so)."""
+        jobs: list[dict] = [{
+            "job_name": "kueue", "scheme": "https",
+            "authorization": {"credentials_file": str(self.pki_dir / "prometheus.token")},
+            "tls_config": {"insecure_skip_verify": True},  # Kueue's self-signed metrics pair, on loopback
+            "static_configs": [{"targets": [f"127.0.0.1:{self.ports['kueue-metrics']}"]}],
+        }]  # fmt: skip
+        if real:
+            self._spawn("device-exporter", [
+                sys.executable, "-m", "devcluster.device_exporter", f"--port={self.ports['device-exporter']}",
+                f"--node-dir={real.dir}", f"--cgroup-root={real.cgroup}", f"--node={pki.NODE_NAME}",
+                f"--server={self.server}", f"--pki={self.pki_dir}", f"--resource={realnode.DEVICE_RESOURCE}",
+            ], {"PYTHONPATH": str(DATA.parent.parent)})  # fmt: skip
+            # honor_labels: the exporter's pod / namespace / container name the workload, as dcgm-exporter's do
+            jobs.append({"job_name": "dcgm-exporter", "honor_labels": True,
+                         "static_configs": [{"targets": [f"127.0.0.1:{self.ports['device-exporter']}"]}]})  # fmt: skip
+        config = self.run / "prometheus.yml"
+        config.write_text(json.dumps({"global": {"scrape_interval": "5s", "scrape_timeout": "4s"},
+                                      "scrape_configs": jobs}, indent=1))  # fmt: skip
+        self._spawn("prometheus", [
+            str(b.binary("prometheus")), f"--config.file={config}", f"--storage.tsdb.path={self.run / 'prometheus'}",
+            f"--web.listen-address=127.0.0.1:{self.ports['prometheus']}", "--storage.tsdb.retention.time=1d",
+            "--log.level=warn",
+        ])  # fmt: skip
+        self._wait("prometheus /-/ready", lambda: http_ok(f"{self.metrics_url}/-/ready"), ("prometheus",), timeout)
+
+    @property
+    def metrics_url(self) -> str:
+        """The Prometheus HTTP API of this cluster (the product's `metrics_url`)."""
+        return f"http://127.0.0.1:{self.ports['prometheus']}"
 
     def _seed_kueue(self, timeout: float, t0: float) -> None:
         health = f"http://127.0.0.1:{self.ports['kueue-health']}/readyz"

@@ -281,7 +281,8 @@ def kueue_config(run: Path, ports: dict[str, int]) -> dict:
         "namespace": "kueue-system",
         "leaderElection": {"leaderElect": False},
         "health": {"healthProbeBindAddress": f"127.0.0.1:{ports['kueue-health']}"},
-        "metrics": {"bindAddress": "0"},  # "0" = metrics server off
+        # HTTPS with Kueue's own authn/authz filter; Prometheus scrapes it with a token allowed /metrics
+        "metrics": {"bindAddress": f"127.0.0.1:{ports['kueue-metrics']}", "enableClusterQueueResources": True},
         "webhook": {"host": "127.0.0.1", "port": ports["kueue-webhook"], "certDir": str(run / "kueue-webhook")},
         # Internal cert management would wait for cert-controller, which fails on our URL-based CRD conversion.
         "internalCertManagement": {"enable": False},

@@ -58,8 +58,10 @@ IDENTITIES = {
     # A reader of the whole cluster (nodes, every pod, Kueue, the job kinds), with no writes: a workbench account
     # that the shared read service serves allocations to (tests/integration/test_read_service.py, the benchmarks).
     "cluster-reader": Identity("cluster-reader", ("notebooks",), "team-a"),
+    # Prometheus, scraping Kueue's metrics endpoint (allowed GET /metrics only, data/rbac.yaml)
+    "prometheus": Identity("system:devcluster-prometheus", ()),
 }
-TOKEN_USERS = ("notebook-user", "queue-viewer", "cluster-reader")
+TOKEN_USERS = ("notebook-user", "queue-viewer", "cluster-reader", "prometheus")
 
 
 def _name(cn: str, orgs: tuple[str, ...] = ()) -> x509.Name:
@@ -208,6 +210,7 @@ def generate(pki: Path, apiserver_url: str) -> None:
         cfg = kubeconfig(apiserver_url, ca_pem, ident.user, ident.namespace, {"token": token})
         write(pki / f"{name}-token.kubeconfig", json.dumps(cfg, indent=1).encode())
     write(pki / "tokens.csv", ("\n".join(lines) + "\n").encode())
+    write(pki / "prometheus.token", tokens["prometheus"].encode())
 
     sa = rsa.generate_private_key(public_exponent=65537, key_size=2048)
     write(pki / "sa.key", key_pem(sa))

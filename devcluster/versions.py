@@ -31,6 +31,7 @@ BINARIES: dict[str, tuple[str, tuple[str, ...], str]] = {
     "node-image": ("node-image", ("runtime-image.tar", "runtime-image.ref"), "RAY_VERSION"),
     "jobset": ("jobset", ("jobset",), "JOBSET_VERSION"),
     "trainer-controller": ("trainer-controller", ("trainer-controller-manager",), "TRAINER_VERSION"),
+    "prometheus": ("prometheus", ("prometheus",), "PROMETHEUS_VERSION"),
 }
 
 # The real node's parts (devcluster/node.py): they run only as root, so for anyone else they count as absent.

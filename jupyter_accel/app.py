@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from .services.jobs import JobsService
     from .services.ports import JobSettings
     from .services.reads import Inventory
+    from .services.utilization import QueryCache, UtilizationService
     from .services.workbench import WorkbenchService
 
 PROBE_TTL = 15.0  # seconds an answered connection probe stays fresh
@@ -64,6 +65,7 @@ class AccelApp(ExtensionApp):
         self.keeper: LogKeeper | None = None
         self._followed_all: set[str] = set()  # uids of jobs whose every pod a user followed: kept too
         self._job_keys: frozenset[str] = frozenset()  # the job kinds' cache keys: a new job wakes the keeper too
+        self._metrics_cache: QueryCache | None = None  # metrics API answers, shared by every request for a step
         self.settings["jupyter_accel"] = self
 
     def initialize_handlers(self) -> None:
@@ -242,6 +244,27 @@ class AccelApp(ExtensionApp):
             return
         timeout = self.accel_config.request_timeout
         poll(hub, lambda path, query: rest.request(hub.api, "GET", path, query=query, timeout=timeout))
+
+    def utilization_service(self, hub: Hub) -> UtilizationService:
+        """Utilization and queue history from the metrics API (AccelConfig.metrics_url), with the hub's identity:
+        its bearer token, where it has one, is the user's own. Answers cached per step, shared by every request."""
+        from .cluster.metrics import MetricsClient
+        from .cluster.remote import bearer_token
+        from .services.utilization import QueryCache, UtilizationService, UtilizationSettings
+
+        cfg = self.accel_config
+        if self._metrics_cache is None:
+            self._metrics_cache = QueryCache()
+        client = None
+        if cfg.metrics_url:
+            client = MetricsClient(
+                cfg.metrics_url,
+                token=(lambda: bearer_token(hub.api)) if cfg.metrics_send_token else (lambda: None),
+                ca_file=cfg.metrics_ca_file or None,
+                timeout=cfg.request_timeout,
+            )
+        settings = UtilizationSettings(cfg.metrics_url, cfg.idle_device_percent, cfg.idle_device_seconds)
+        return UtilizationService(client, settings, hub.namespace, self._metrics_cache)
 
     def job_settings(self) -> JobSettings:
         from .services.ports import JobSettings

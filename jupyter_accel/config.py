@@ -93,6 +93,33 @@ class AccelConfig(Configurable):
         "quarter of this (15 to 60 s), only while someone has the panel or a notebook client open.",
     ).tag(config=True)
 
+    metrics_url = Unicode(
+        "",
+        help="The cluster's metrics API, Prometheus-compatible, for the utilization of the user's accelerators and "
+        "their queues' use over time: on OpenShift the Thanos querier (https://thanos-querier.openshift-monitoring"
+        ".svc:9091, which checks the user's own token), elsewhere Prometheus (http://prometheus.monitoring.svc:9090). "
+        "The device exporters read: NVIDIA DCGM, AMD Device Metrics Exporter, Intel Gaudi. Empty (default): no "
+        "utilization, and the charts say so.",
+    ).tag(config=True)
+
+    metrics_ca_file = Unicode("", help="CA bundle of an https metrics_url (default: the system's).").tag(config=True)
+
+    metrics_send_token = Bool(
+        True,
+        help="Send the bearer token this server uses for Kubernetes (the user's own where it is a token) to the "
+        "metrics API, as OpenShift's Thanos querier needs; off for a metrics API that must not see it.",
+    ).tag(config=True)
+
+    idle_device_percent = Float(
+        5.0, help="A job's accelerators count as idle while every one is at or below this utilization (percent)."
+    ).tag(config=True)
+
+    idle_device_seconds = Int(
+        1200,
+        help="Warn when every accelerator of a running job has been idle (idle_device_percent) this long, read from "
+        "the metrics API (metrics_url), for every job kind; 0 turns the warning off.",
+    ).tag(config=True)
+
     read_only = Bool(False, help="Hide and refuse launching and controlling jobs.").tag(config=True)
 
     request_timeout = Float(10.0, help="Timeout in seconds of one Kubernetes call.").tag(config=True)

@@ -23,6 +23,8 @@ module.exports = {
   ...base,
   // jest-junit and github-actions reporters are for CI services we do not use.
   reporters: ['default'],
+  // uPlot draws on a canvas, which jsdom lacks
+  setupFiles: [...(base.setupFiles ?? []), 'jest-canvas-mock'],
   testRegex: 'src/__tests__/.*\\.spec\\.tsx?$',
   transformIgnorePatterns: [`/node_modules/(?!${esModules}).+`],
   collectCoverageFrom: [

@@ -13,6 +13,7 @@ from urllib.parse import quote
 from tornado import web
 
 from .. import models
+from ..services.workdir import RAY_PACKAGE_LIMIT
 from .base import MAX_STREAMS_PER_USER, AccelHandler, ApiError, Endpoint
 
 if TYPE_CHECKING:
@@ -165,6 +166,27 @@ class JobLimitHandler(JobsBase):
         self.send(view)
 
 
+class RayPackageHandler(JobsBase):
+    path = f"jobs/{KIND}/{NAME}/ray-package"
+    endpoints = {
+        "post": Endpoint(
+            "Pack a folder of the server's files as Ray's working-dir package and upload it to the running Ray "
+            "cluster; give the answer's uri as a Ray job's runtime_env working_dir",
+            request="RayPackageRequest",
+            response="RayPackage",
+            status=201,
+            errors=(400, 403, 404, 409, 502, 503),
+        )
+    }
+
+    @web.authenticated
+    async def post(self, kind: str, name: str) -> None:
+        job_kind = parse_kind(kind)
+        body = self.parse_body(models.RayPackageRequest)
+        ops = await self.ops()
+        self.send(await self.blocking(ops.ray_package, job_kind, name, body), status=201)
+
+
 class CleanupHandler(JobsBase):
     path = "jobs/cleanup"
     endpoints = {
@@ -202,7 +224,7 @@ class RayDashboardHandler(JobsBase):
     }
     # writes go to Ray's Jobs API only: submitting, stopping and deleting jobs, and uploading their packages
     WRITABLE = ("api/jobs", "api/packages/")
-    MAX_PACKAGE_BYTES = 64 * 2**20  # a working dir Ray uploads; larger data belongs on a PVC
+    MAX_PACKAGE_BYTES = RAY_PACKAGE_LIMIT  # a working dir Ray uploads; larger data belongs on a PVC
 
     @property
     def content_security_policy(self) -> str:

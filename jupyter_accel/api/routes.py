@@ -16,9 +16,11 @@ from .jobs import (
     JobLimitHandler,
     JobsHandler,
     RayDashboardHandler,
+    RayPackageHandler,
 )
 from .queues import QueuesHandler, WorkloadsHandler
 from .stream import StreamHandler
+from .utilization import JobUtilizationHandler, QueueUsageHandler, UtilizationHandler
 from .workbench import WorkbenchHandler, WorkbenchProfileHandler
 
 # order matters where patterns overlap: jobs/cleanup before jobs/{kind}/{name}; the JSON 404 for anything else
@@ -31,7 +33,9 @@ HANDLERS: list[type[AccelHandler]] = [
     InventoryNodesHandler,
     ProfilesHandler,
     QueuesHandler,
+    QueueUsageHandler,
     WorkloadsHandler,
+    UtilizationHandler,
     DataSourcesHandler,
     WorkbenchHandler,
     WorkbenchProfileHandler,
@@ -40,6 +44,8 @@ HANDLERS: list[type[AccelHandler]] = [
     JobsHandler,
     JobActionHandler,
     JobLimitHandler,
+    RayPackageHandler,
+    JobUtilizationHandler,
     JobLogsHandler,
     RayDashboardHandler,
     JobHandler,

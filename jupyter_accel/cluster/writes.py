@@ -244,6 +244,17 @@ class ClusterWriter:
         except ApiException as exc:
             raise WriteError.of(exc) from None
 
+    def send_path(self, method: str, path: str, body: bytes, content_type: str) -> tuple[int, bytes]:
+        """Send bytes to any API server path (a Ray head's Jobs API through the service proxy), once (not safe to
+        repeat); the status and answer as they came, the proxy's refusals included."""
+        try:
+            status, _type, answer = rest.forward(
+                self.api, method, path, body=body, content_type=content_type, timeout=self.timeout
+            )
+        except ApiException as exc:
+            raise WriteError.of(exc) from None
+        return status, answer
+
     def metadata(self, ref: Ref) -> dict[str, Any] | None:
         return metadata(self.api, ref, timeout=self.timeout)
 

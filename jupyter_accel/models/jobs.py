@@ -477,6 +477,24 @@ class JobLogs(Wire):
     )
 
 
+class RayPackageRequest(Wire):
+    """A working dir for Ray jobs on a running cluster: packed by the server, uploaded to the cluster as Ray's own
+    package, and named in a Ray job's runtime_env (`working_dir`)."""
+
+    workdir: str = Field(
+        min_length=1,
+        max_length=4096,
+        description="A folder of the Jupyter server's files (absolute, or relative to its root); the same rules as a "
+        "job's working dir (hidden files, caches, checkpoints and .gitignore / .accelignore rules left out).",
+    )
+
+
+class RayPackage(Wire):
+    uri: str = Field(description="Ray's URI of the package (gcs://_ray_pkg_<hash>.zip): a runtime_env's working_dir.")
+    files: int = Field(description="Files in it.")
+    size_bytes: int = Field(description="Its size, zipped.")
+
+
 class RaySubmission(Wire):
     """A Ray job submitted to a RayCluster through Ray's Jobs API (%%accel_job --cluster, JobSubmissionClient): not
     a Kubernetes object, so only the cluster's own dashboard knows it."""

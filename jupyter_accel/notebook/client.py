@@ -341,15 +341,29 @@ class AccelClient:
         return address, ({"Authorization": f"token {self.endpoint.token}"} if self.endpoint.token else {})
 
     def ray_submit(
-        self, name: str, entrypoint: str, runtime_env: dict[str, Any] | None = None, kind: str = "ray-cluster"
+        self,
+        name: str,
+        entrypoint: str,
+        runtime_env: dict[str, Any] | None = None,
+        kind: str = "ray-cluster",
+        workdir: str | None = None,
     ) -> str:
         """Run `entrypoint` (a shell command) as a Ray job on this cluster, through Ray's Jobs API; its submission id
-        (no Ray needed in the kernel). `runtime_env` as Ray takes it (env_vars, pip; a working_dir must be a URI)."""
+        (no Ray needed in the kernel). `runtime_env` as Ray takes it (env_vars, pip; a working_dir must be a URI);
+        `workdir`: a folder of this workbench's files the job runs in (ray_package), instead of that URI."""
         body: dict[str, Any] = {"entrypoint": entrypoint}
+        if workdir:
+            runtime_env = {**(runtime_env or {}), "working_dir": self.ray_package(name, workdir, kind=kind).uri}
         if runtime_env:
             body["runtime_env"] = runtime_env
         answer = self._call("POST", self._job_path(kind, name, "/dashboard/api/jobs/"), body=body)
         return answer["submission_id"]
+
+    def ray_package(self, name: str, workdir: str, kind: str = "ray-cluster") -> Any:
+        """Have the server pack a folder of its files (this workbench's) as Ray's working-dir package and upload it
+        to the running cluster; `.uri` goes in a Ray job's runtime_env as its working_dir."""
+        body = {"workdir": workdir}
+        return self._parse("RayPackage", self._call("POST", self._job_path(kind, name, "/ray-package"), body=body))
 
     def ray_job(self, name: str, submission_id: str, kind: str = "ray-cluster") -> dict[str, Any]:
         """Ray's own record of a Ray job on this cluster (status, message, times)."""

@@ -212,7 +212,8 @@ def _job_parser() -> _Parser:
         "--cluster",
         default=None,
         metavar="NAME",
-        help="run the cell on your running Ray cluster NAME as a Ray job (the job options do not apply)",
+        help="run the cell on your running Ray cluster NAME as a Ray job, in --workdir if given (the other job "
+        "options do not apply)",
     )
     parser.add_argument("--wait", action="store_true", help="block, streaming the logs until the job ends")
     parser.add_argument("--timeout", type=float, default=None, help="with --wait: give up waiting after SECONDS")
@@ -357,7 +358,9 @@ class AccelMagics(Magics):
             env = parse_env(args.env)
         except ValueError as exc:
             raise UsageError(f"%%accel_job: {exc}") from None
-        sid = ray_cluster.submit_cell(self.client, args.cluster, cell, env=env)
+        # the kernel and the server share the workbench's files: an absolute path, which the server checks
+        workdir = os.path.abspath(os.path.expanduser(args.workdir)) if args.workdir else None
+        sid = ray_cluster.submit_cell(self.client, args.cluster, cell, env=env, workdir=workdir)
         print(f"Ray job {sid} submitted to {args.cluster}")
         if args.wait:
             ray_cluster.follow(self.client, args.cluster, sid, timeout=args.timeout)

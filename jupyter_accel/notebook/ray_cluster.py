@@ -101,17 +101,20 @@ def connect(c: AccelClient, name: str, kind: str = "ray-cluster") -> RayConnecti
     return RayConnection(name, address, headers, ray_address, notes)
 
 
-def submit_cell(c: AccelClient, name: str, cell: str, env: dict[str, str] | None = None) -> str:
-    """Run a cell's source as a Ray job's driver on the cluster (which must run); its submission id."""
+def submit_cell(
+    c: AccelClient, name: str, cell: str, env: dict[str, str] | None = None, workdir: str | None = None
+) -> str:
+    """Run a cell's source as a Ray job's driver on the cluster (which must run); its submission id. `workdir`: a
+    folder the driver runs in (and Ray's workers import from), packed by the server as Ray's own package."""
     if len(cell.encode()) > MAX_CELL_BYTES:
         raise AccelError(
             f"the cell is {len(cell.encode())} bytes; at most {MAX_CELL_BYTES} go to a Ray cluster this way: put "
-            "the code in a file of a working directory (--workdir) and launch a job instead",
+            "the code in a file of a working directory (--workdir) and run that file",
             400,
             field="cell",
         )
     require_running(c, name)
-    return c.ray_submit(name, RUN_CELL, runtime_env={"env_vars": {**(env or {}), CELL_ENV: cell}})
+    return c.ray_submit(name, RUN_CELL, runtime_env={"env_vars": {**(env or {}), CELL_ENV: cell}}, workdir=workdir)
 
 
 def follow(c: AccelClient, name: str, submission_id: str, *, poll: float = 1.0, timeout: float | None = None) -> dict:

@@ -38,17 +38,19 @@ from ..models import (
     JobsResponse,
     JobStatus,
     JobView,
+    RayPackage,
+    RayPackageRequest,
     RaySubmission,
     SubmitResponse,
     Visibility,
 )
-from . import job_logs, launch
-from .errors import Invalid, NotFound, ReadOnly, ServiceError, invalid
+from . import job_logs, launch, workdir
+from .errors import Conflict, Invalid, NotFound, ReadOnly, ServiceError, invalid
 from .estimates import EtaIndex, queued_ahead, start_estimate
 from .job_control import JobControl
 from .ports import Caches, JobSettings, Writer
 from .reads import workload_reading
-from .refusals import refusal
+from .refusals import dashboard_refusal, refusal
 
 if TYPE_CHECKING:
     from ..cluster.kept_logs import KeptLogStore
@@ -304,6 +306,29 @@ class JobsService(JobControl):
                     out.append(self._typed(info, obj))
         return out
 
+    def ray_package(self, kind: JobKind, name: str, request: RayPackageRequest) -> RayPackage:
+        """Pack a folder of the server's files as Ray's working-dir package and upload it to the cluster's head (Ray's
+        Jobs API through the service proxy): its URI goes in a Ray job's runtime_env. Blocking."""
+        if self.settings.read_only:
+            raise ReadOnly("Running Ray jobs is switched off on this server (read-only).")
+        if not self.settings.files_root:
+            raise Invalid("workdir: this server has no files of its own to send (no root folder)", field="workdir")
+        spec, obj = spec_for(kind), self.cached(kind, name)
+        if not spec.takes_ray_jobs or not spec.running(obj):
+            raise Conflict(
+                f"cluster: {name} is not a running Ray cluster; it takes Ray jobs once it runs", field="cluster"
+            )
+        uri, data, count = workdir.pack_ray_package(self.settings.files_root, request.workdir)
+        cluster, path = self.dashboard_target(kind, name, f"api/packages/gcs/{uri.removeprefix('gcs://')}")
+        try:
+            status, _ = self.writer.send_path("PUT", path, data, "application/octet-stream")
+        except WriteError as exc:
+            status = exc.status or 502
+        failed = dashboard_refusal(status, cluster, "PUT")
+        if failed is not None:
+            raise failed
+        return RayPackage(uri=uri, files=count, size_bytes=len(data))
+
     def dashboard_target(self, kind: JobKind, name: str, subpath: str) -> tuple[str, str]:
         """(the RayCluster, the API server path of its head's dashboard + `subpath`), for the service proxy.
         `subpath` must already be made safe (api/jobs.dashboard_subpath)."""
@@ -408,6 +433,10 @@ class JobsService(JobControl):
         ref = Ref(info.group, self.hub.version(info.group) or "", info.plural, self.namespace, "")
         items = self.writer.list_objects(ref, f"{L.REQUEST_ID}={request.client_request_id}")
         return self._typed(info, items[0]) if items else None
+
+    def view(self, kind: JobKind, name: str) -> JobView:
+        """One job as the list shows it, from the caches (blocking)."""
+        return self._fresh_view(self.cached(kind, name))
 
     def _fresh_view(self, obj: dict[str, Any]) -> JobView:
         caught_up(self.hub)

@@ -1,6 +1,7 @@
 """A job's working directory: a folder of the Jupyter server's files, packed by the server into a gzipped tar that
 travels with the job (in its owned ConfigMap) and is unpacked in every pod before the program starts there
-(builders/common.WORKDIR). Blocking file I/O: run off the event loop (services run in worker threads).
+(builders/common.WORKDIR); or, for a Ray job on a running cluster, into a zip that Ray takes as a package
+(pack_ray_package). Blocking file I/O: run off the event loop (services run in worker threads).
 
 What is left out: hidden files and folders, caches and checkpoints (DEFAULT_EXCLUDES), and whatever the folder's
 own `.gitignore` and `.accelignore` exclude (gitignore rules, with `pathspec`). Refused, naming the field `workdir`:
@@ -10,9 +11,12 @@ a folder outside the server's root, a symlink that leads out of the folder, and 
 from __future__ import annotations
 
 import gzip
+import hashlib
 import io
 import os
 import tarfile
+import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pathspec
@@ -29,6 +33,9 @@ DEFAULT_EXCLUDES = [
 ]
 MAX_FILES = 5000
 MAX_RAW_BYTES = 64 * 2**20  # read at most this much before giving up (the pack must fit far less)
+# a working dir sent to a Ray cluster as a package (through the dashboard proxy too); larger data belongs on a PVC
+RAY_PACKAGE_LIMIT = 64 * 2**20
+RAY_PACKAGE_PREFIX = "_ray_pkg_"  # Ray's name for a package in its GCS: gcs://_ray_pkg_<hash>.zip
 
 
 def _refuse(message: str) -> Invalid:
@@ -85,30 +92,53 @@ def _inside(folder: Path, path: Path, rel: str) -> None:
             raise _refuse(f"{rel!r} is a symlink that leads out of the folder (to {target}); only files inside go")
 
 
+def _contents(chosen: list[tuple[str, Path]], limit: int) -> Iterator[tuple[str, bytes, int]]:
+    """(path in the pack, bytes, mode) of each chosen file, refusing once more than MAX_RAW_BYTES are read."""
+    raw = 0
+    for rel, f in chosen:
+        data = f.read_bytes()
+        raw += len(data)
+        if raw > MAX_RAW_BYTES:
+            raise _refuse(_too_big(f"over {MAX_RAW_BYTES >> 20} MiB before packing", limit))
+        yield rel, data, 0o755 if os.access(f, os.X_OK) else 0o644
+
+
+def _bounded(packed: bytes, count: int, limit: int) -> bytes:
+    if len(packed) > limit:
+        raise _refuse(_too_big(f"{len(packed) / 2**20:.2f} MiB packed ({count} files)", limit))
+    return packed
+
+
 def pack(root: str, path: str, limit: int) -> bytes:
     """The folder as a deterministic gzipped tar (sorted, no times or owners: the same files give the same bytes,
     so a retried submit sends the same), at most `limit` bytes."""
-    folder = resolve(root, path)
-    chosen = files(folder)
+    chosen = files(resolve(root, path))
     buf = io.BytesIO()
-    raw = 0
     # mtime 0 in the gzip header too, so equal files give equal bytes
     with (
         gzip.GzipFile(fileobj=buf, mode="wb", mtime=0, compresslevel=6) as gz,
         tarfile.open(fileobj=gz, mode="w", format=tarfile.PAX_FORMAT) as tar,
     ):
-        for rel, f in chosen:
-            data = f.read_bytes()
-            raw += len(data)
-            if raw > MAX_RAW_BYTES:
-                raise _refuse(_too_big(f"over {MAX_RAW_BYTES >> 20} MiB before packing", limit))
+        for rel, data, mode in _contents(chosen, limit):
             info = tarfile.TarInfo(rel)
-            info.size, info.mode, info.mtime = len(data), 0o755 if os.access(f, os.X_OK) else 0o644, 0
+            info.size, info.mode, info.mtime = len(data), mode, 0
             tar.addfile(info, io.BytesIO(data))
-    packed = buf.getvalue()
-    if len(packed) > limit:
-        raise _refuse(_too_big(f"{len(packed) / 2**20:.2f} MiB packed ({len(chosen)} files)", limit))
-    return packed
+    return _bounded(buf.getvalue(), len(chosen), limit)
+
+
+def pack_ray_package(root: str, path: str, limit: int = RAY_PACKAGE_LIMIT) -> tuple[str, bytes, int]:
+    """The folder as Ray's working-dir package: (its gcs:// URI, the zip, the number of files). The files sit at the
+    zip's top, as Ray's own client packs a working_dir (its GCS packages are unpacked as they are); the same rules
+    as a job's working dir; deterministic, so the same files give the same URI and Ray keeps one copy."""
+    chosen = files(resolve(root, path))
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        for rel, data, mode in _contents(chosen, limit):
+            info = zipfile.ZipInfo(rel, date_time=(1980, 1, 1, 0, 0, 0))
+            info.external_attr, info.compress_type = (0o100000 | mode) << 16, zipfile.ZIP_DEFLATED
+            zf.writestr(info, data)
+    packed = _bounded(buf.getvalue(), len(chosen), limit)
+    return f"gcs://{RAY_PACKAGE_PREFIX}{hashlib.sha256(packed).hexdigest()[:32]}.zip", packed, len(chosen)
 
 
 def _too_big(what: str, limit: int) -> str:

@@ -47,6 +47,15 @@ export type FitResponse = Schemas['FitResponse'];
 export type FitVerdict = Schemas['FitVerdict'];
 export type SubmitResponse = Schemas['SubmitResponse'];
 export type TimeLimitRequest = Schemas['TimeLimitRequest'];
+export type RayPackage = Schemas['RayPackage'];
+export type UtilizationResponse = Schemas['UtilizationResponse'];
+export type JobUtilization = Schemas['JobUtilization'];
+export type JobUtilizationDetail = Schemas['JobUtilizationDetail'];
+export type DeviceSeries = Schemas['DeviceSeries'];
+export type QueueUsageResponse = Schemas['QueueUsageResponse'];
+export type QueueUsageSeries = Schemas['QueueUsageSeries'];
+export type MetricsSource = Schemas['MetricsSource'];
+export type RayPackageRequest = Schemas['RayPackageRequest'];
 export type DataSourcesResponse = Schemas['DataSourcesResponse'];
 export type WorkbenchView = Schemas['WorkbenchView'];
 export type WorkbenchProfileRequest = Schemas['WorkbenchProfileRequest'];
@@ -224,13 +233,65 @@ export function submitRayJob(
   settings: ServerConnection.ISettings,
   kind: JobKind,
   name: string,
-  entrypoint: string
+  entrypoint: string,
+  runtimeEnv: Record<string, unknown> | null = null
 ): Promise<{ submission_id: string }> {
+  const body = runtimeEnv
+    ? { entrypoint, runtime_env: runtimeEnv }
+    : { entrypoint };
   return requestAPI<{ submission_id: string }>(
     `${jobPath(kind, name)}/dashboard/api/jobs/`,
     settings,
-    { method: 'POST', body: JSON.stringify({ entrypoint }) }
+    { method: 'POST', body: JSON.stringify(body) }
   );
+}
+
+/** Pack a folder of the server's files as Ray's package and upload it to the running cluster. */
+export function uploadRayPackage(
+  settings: ServerConnection.ISettings,
+  kind: JobKind,
+  name: string,
+  workdir: string
+): Promise<RayPackage> {
+  const body: RayPackageRequest = { workdir };
+  return requestAPI<RayPackage>(
+    `${jobPath(kind, name)}/ray-package`,
+    settings,
+    {
+      method: 'POST',
+      body: JSON.stringify(body)
+    }
+  );
+}
+
+/** GET /utilization: the running jobs' accelerators (the cluster's metrics API). */
+export function fetchUtilization(
+  settings: ServerConnection.ISettings,
+  scope: JobScope
+): Promise<UtilizationResponse> {
+  return requestAPI<UtilizationResponse>(
+    `utilization?scope=${scope}`,
+    settings
+  );
+}
+
+/** GET jobs/{kind}/{name}/utilization: one job's devices over its life. */
+export function fetchJobUtilization(
+  settings: ServerConnection.ISettings,
+  kind: JobKind,
+  name: string
+): Promise<JobUtilizationDetail> {
+  return requestAPI<JobUtilizationDetail>(
+    `${jobPath(kind, name)}/utilization`,
+    settings
+  );
+}
+
+/** GET queues/usage: the queues' use over the last hours (Kueue's metrics). */
+export function fetchQueueUsage(
+  settings: ServerConnection.ISettings
+): Promise<QueueUsageResponse> {
+  return requestAPI<QueueUsageResponse>('queues/usage', settings);
 }
 
 /** `jobs/{kind}/{name}`, with both parts escaped. */

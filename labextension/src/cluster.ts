@@ -13,8 +13,11 @@ import {
   JobScope,
   JobsResponse,
   JobStatus,
+  JobUtilization,
   JobView,
-  QueuesResponse
+  QueueUsageResponse,
+  QueuesResponse,
+  UtilizationResponse
 } from './api';
 import type { IChange, StreamState, Topic } from './sse';
 
@@ -38,7 +41,16 @@ export interface IClusterFetchers {
   profiles(): Promise<HardwareProfilesResponse>;
   queues(): Promise<QueuesResponse>;
   jobs(scope: JobScope): Promise<JobsResponse>;
+  /** The running jobs' accelerator utilization (the cluster's metrics API). */
+  utilization?(scope: JobScope): Promise<UtilizationResponse>;
+  /** The queues' use over the last hours (Kueue's metrics). */
+  queueUsage?(): Promise<QueueUsageResponse>;
 }
+
+/** How often utilization is asked while the panel shows (the server caches a step of 30 s). */
+export const UTILIZATION_MS = 30_000;
+/** How often the queues' history is asked while the panel shows (its step is 2 min). */
+export const QUEUE_USAGE_MS = 120_000;
 
 /** What the model needs from the push stream (ChangeStream in the app). */
 export interface IChangeSource {
@@ -148,6 +160,29 @@ export class ClusterModel implements IDisposable {
     return this._infoChanged;
   }
 
+  /** Emitted when jobs become idle (every accelerator unused for the admin's time), once each. */
+  get idleJobs(): ISignal<this, JobUtilization[]> {
+    return this._idle;
+  }
+
+  /** The running jobs' utilization, or null before the first answer. */
+  get utilization(): UtilizationResponse | null {
+    return this._utilization;
+  }
+
+  /** One job's row of the utilization answer. */
+  utilizationOf(job: Pick<JobView, 'kind' | 'name'>): JobUtilization | null {
+    return (
+      this._utilization?.jobs?.find(
+        j => j.kind === job.kind && j.name === job.name
+      ) ?? null
+    );
+  }
+
+  get queueUsage(): QueueUsageResponse | null {
+    return this._queueUsage;
+  }
+
   /** Emitted after a jobs refetch with the notable changes of my jobs. */
   get jobTransitions(): ISignal<this, IJobTransition[]> {
     return this._transitions;
@@ -211,6 +246,17 @@ export class ClusterModel implements IDisposable {
       return;
     }
     this._paused = value;
+    if (this._metricsTimer !== null) {
+      clearInterval(this._metricsTimer);
+      this._metricsTimer = null;
+    }
+    if (!value && (this._fetchers.utilization || this._fetchers.queueUsage)) {
+      // asked only while someone looks: the timer runs while the panel shows
+      this._metricsTimer = setInterval(
+        () => void this.pollMetrics(),
+        UTILIZATION_MS
+      );
+    }
     if (!this._source) {
       return;
     }
@@ -277,6 +323,9 @@ export class ClusterModel implements IDisposable {
       return;
     }
     this._disposed = true;
+    if (this._metricsTimer !== null) {
+      clearInterval(this._metricsTimer);
+    }
     this._source?.changed.disconnect(this._onChange, this);
     this._source?.stateChanged.disconnect(this._emit, this);
     this._source?.stop();
@@ -331,6 +380,7 @@ export class ClusterModel implements IDisposable {
       };
       if (key === 'jobs') {
         this._applyJobs(data as JobsResponse);
+        void this.pollMetrics();
       }
     } catch (error) {
       if (this._disposed) {
@@ -354,6 +404,62 @@ export class ClusterModel implements IDisposable {
     this._statuses = new Map(jobs.map(j => [jobKey(j), j.status]));
     if (transitions.length > 0) {
       this._transitions.emit(transitions);
+    }
+  }
+
+  /**
+   * Ask for utilization (when some running job holds accelerators) and the
+   * queues' history, each at most once per its interval; nothing while paused.
+   */
+  async pollMetrics(): Promise<void> {
+    if (this._paused || this._disposed) {
+      return;
+    }
+    const now = Date.now();
+    const asks: Promise<void>[] = [];
+    const held = (this.jobs.data?.jobs ?? []).some(
+      j => j.status === 'Running' && Object.keys(j.accelerators ?? {}).length
+    );
+    const utilization = this._fetchers.utilization;
+    if (utilization && (held || this._utilization?.jobs?.length)) {
+      if (now - this._utilizationAt >= UTILIZATION_MS - 1000) {
+        this._utilizationAt = now;
+        const scope = this._scope;
+        asks.push(
+          utilization(scope)
+            .then(answer => {
+              if (!this._disposed && scope === this._scope) {
+                this._applyUtilization(answer);
+              }
+            })
+            .catch(() => undefined) // the next round asks again; the charts keep their last answer
+        );
+      }
+    }
+    const usage = this._fetchers.queueUsage;
+    if (usage && now - this._queueUsageAt >= QUEUE_USAGE_MS - 1000) {
+      this._queueUsageAt = now;
+      asks.push(
+        usage()
+          .then(answer => {
+            this._queueUsage = answer;
+          })
+          .catch(() => undefined)
+      );
+    }
+    if (asks.length) {
+      await Promise.all(asks);
+      this._emit();
+    }
+  }
+
+  private _applyUtilization(answer: UtilizationResponse): void {
+    const idle = (answer.jobs ?? []).filter(j => j.idle);
+    const fresh = idle.filter(j => !this._idleKeys.has(jobKey(j)));
+    this._idleKeys = new Set(idle.map(j => jobKey(j)));
+    this._utilization = answer;
+    if (fresh.length) {
+      this._idle.emit(fresh);
     }
   }
 
@@ -381,6 +487,13 @@ export class ClusterModel implements IDisposable {
   private _changed = new Signal<this, void>(this);
   private _infoChanged = new Signal<this, void>(this);
   private _transitions = new Signal<this, IJobTransition[]>(this);
+  private _idle = new Signal<this, JobUtilization[]>(this);
+  private _utilization: UtilizationResponse | null = null;
+  private _utilizationAt = 0;
+  private _queueUsage: QueueUsageResponse | null = null;
+  private _queueUsageAt = 0;
+  private _idleKeys = new Set<string>();
+  private _metricsTimer: ReturnType<typeof setInterval> | null = null;
 }
 
 export namespace ClusterModel {

@@ -5,13 +5,15 @@
 import { MainAreaWidget } from '@jupyterlab/apputils';
 import { ServerConnection } from '@jupyterlab/services';
 import { ReactWidget } from '@jupyterlab/ui-components';
+import { Message } from '@lumino/messaging';
 import * as React from 'react';
 
 import { fetchJobDetail, JobDetail, JobKind, JobView } from './api';
-import { ClusterModel } from './cluster';
+import { ClusterModel, UTILIZATION_MS } from './cluster';
 import { extendJob } from './extend';
 import { chipIcon } from './icons';
 import { LogsView } from './components/logs';
+import { UtilizationPanel } from './components/utilization';
 import { acceleratorsText, formatAge, kindLabel } from './present';
 import { ProgressBar, StatusBadge } from './views';
 
@@ -37,6 +39,25 @@ class JobDetailBody extends ReactWidget {
     void this.reload();
   }
 
+  protected onAfterShow(msg: Message): void {
+    super.onAfterShow(msg);
+    // a running job's accelerators are asked again every 30 s while the tab shows, never while hidden
+    this._clock = setInterval(() => {
+      if (this._detail?.job.status === 'Running') {
+        this._tick++;
+        this.update();
+      }
+    }, UTILIZATION_MS);
+  }
+
+  protected onAfterHide(msg: Message): void {
+    super.onAfterHide(msg);
+    if (this._clock !== null) {
+      clearInterval(this._clock);
+      this._clock = null;
+    }
+  }
+
   async reload(): Promise<void> {
     try {
       this._detail = await fetchJobDetail(
@@ -45,6 +66,7 @@ class JobDetailBody extends ReactWidget {
         this.ref.name
       );
       this._error = null;
+      this._tick++;
     } catch (error) {
       this._error = error instanceof Error ? error.message : String(error);
     }
@@ -53,6 +75,9 @@ class JobDetailBody extends ReactWidget {
 
   dispose(): void {
     this._model.changed.disconnect(this._onModelChanged, this);
+    if (this._clock !== null) {
+      clearInterval(this._clock);
+    }
     super.dispose();
   }
 
@@ -63,6 +88,7 @@ class JobDetailBody extends ReactWidget {
         error={this._error}
         settings={this._settings}
         jobRef={this.ref}
+        tick={this._tick}
         onReload={() => void this.reload()}
         onExtend={job =>
           void extendJob(this._settings, job).then(
@@ -85,6 +111,8 @@ class JobDetailBody extends ReactWidget {
   private _detail: JobDetail | null = null;
   private _error: string | null = null;
   private _lastListed: JobView | null = null;
+  private _tick = 0;
+  private _clock: ReturnType<typeof setInterval> | null = null;
 }
 
 /** A MainAreaWidget showing one job. */
@@ -108,6 +136,8 @@ export function JobDetailView(props: {
   error: string | null;
   settings: ServerConnection.ISettings;
   jobRef: IJobRef;
+  /** Bumped to ask for the accelerators' utilization again. */
+  tick?: number;
   onReload: () => void;
   /** Extend its time limit (offered when its display allows `extend`). */
   onExtend?: (job: JobView) => void;
@@ -263,6 +293,14 @@ export function JobDetailView(props: {
             </tbody>
           </table>
         </section>
+      )}
+      {Object.keys(job.accelerators_requested ?? {}).length > 0 && (
+        <UtilizationPanel
+          settings={props.settings}
+          kind={job.kind}
+          name={job.name}
+          tick={props.tick ?? 0}
+        />
       )}
       <section aria-label="Pods" className="jp-accel-section">
         <h3 className="jp-accel-section-title">Pods</h3>

@@ -29,6 +29,8 @@ import {
   fetchJobs,
   fetchProfiles,
   fetchQueues,
+  fetchQueueUsage,
+  fetchUtilization,
   JobKind,
   JobView,
   postFit,
@@ -91,7 +93,9 @@ const plugin: JupyterFrontEndPlugin<AccelModel> = {
           fetchInventoryNodes(serverSettings, key, offset, limit),
         profiles: () => fetchProfiles(serverSettings),
         queues: () => fetchQueues(serverSettings),
-        jobs: scope => fetchJobs(serverSettings, scope)
+        jobs: scope => fetchJobs(serverSettings, scope),
+        utilization: scope => fetchUtilization(serverSettings, scope),
+        queueUsage: () => fetchQueueUsage(serverSettings)
       },
       source: new ChangeStream(serverSettings)
     });
@@ -190,6 +194,29 @@ const plugin: JupyterFrontEndPlugin<AccelModel> = {
     app.shell.add(panel, 'left', { rank: 1000, type: 'Accelerators' });
     restorer?.add(panel, PANEL_ID);
 
+    // a job whose every accelerator sat unused for the admin's time: said once, with what fixes it
+    cluster.idleJobs.connect((_, idle) => {
+      for (const use of idle) {
+        const job = cluster.findJob(use.kind, use.name);
+        Notification.warning(
+          `${kindLabel(use.kind)} ${use.name} holds ${use.idle}.`,
+          {
+            autoClose: false,
+            actions: [
+              { label: 'Open', callback: () => void openJob(use) },
+              ...(job && job.display.actions.includes('suspend')
+                ? [
+                    {
+                      label: 'Suspend',
+                      callback: () => void actions.suspend(job, true)
+                    }
+                  ]
+                : [])
+            ]
+          }
+        );
+      }
+    });
     cluster.jobTransitions.connect((_, transitions) => {
       for (const t of transitions) {
         const text = `${kindLabel(t.job.kind)} ${t.job.name} ${NOTE_TEXT[t.category]}: ${t.job.display.sentence}`;

@@ -68,7 +68,7 @@ export function ClusterView(props: IClusterViewProps): JSX.Element {
         />
       </Section>
       <Section id="queues" expanded={expanded} onToggle={onToggle}>
-        <QueuesSection queues={model.queues} />
+        <QueuesSection queues={model.queues} usage={model.queueUsage} />
       </Section>
       <Section id="jobs" expanded={expanded} onToggle={onToggle}>
         <JobsSection
@@ -78,6 +78,7 @@ export function ClusterView(props: IClusterViewProps): JSX.Element {
           actions={props.actions}
           readOnly={props.readOnly}
           now={props.now}
+          utilization={model.utilization}
         />
       </Section>
       <Section id="launch" expanded={expanded} onToggle={onToggle}>

@@ -75,6 +75,17 @@ def test_rays_job_submission_client_runs_a_job_with_a_working_dir_on_the_users_c
         cell = "import os, ray\nray.init()\nprint('CELL SAYS', os.environ['GREETING'], int(ray.cluster_resources()['CPU']) > 0)\n"
         assert magics.accel_job(f"--cluster {name} --wait --env GREETING=hi", cell) is None
         assert "CELL SAYS hi True" in capsys.readouterr().out
+        # a cell in a folder of the workbench's files: the server packs it as Ray's own package and uploads it
+        folder = real_node_server.root_dir / unique("proj")
+        folder.mkdir()
+        (folder / "helper.py").write_text("def squares(n):\n    return [i * i for i in range(n)]\n")
+        (folder / ".secret-notes").write_text("left out: hidden")
+        cell = "import os\nfrom helper import squares\nprint('CELL IN', sum(squares(4)), '.secret-notes' in os.listdir())\n"
+        assert magics.accel_job(f"--cluster {name} --wait --workdir {folder}", cell) is None
+        assert "CELL IN 14 False" in capsys.readouterr().out  # the hidden file was left out
+        with pytest.raises(AccelError) as outside:  # a folder outside the server's files: refused, nothing sent
+            client.ray_submit(name, "true", workdir=str(tmp_path))
+        assert outside.value.status == 400 and outside.value.field == "workdir", outside.value
         with pytest.raises(AccelError, match="FAILED"):
             magics.accel_job(f"--cluster {name} --wait", "raise SystemExit(4)\n")
 

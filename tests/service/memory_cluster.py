@@ -57,6 +57,7 @@ class MemoryWriter:
     stored: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
     lagging: bool = False
     dashboards: dict[str, Any] = field(default_factory=dict)  # API server path of a Ray dashboard -> its answer
+    sent: dict[str, bytes] = field(default_factory=dict)  # what was sent to a Ray dashboard, by path
     _uids: itertools.count = field(default_factory=lambda: itertools.count(1))
 
     def create(self, obj: dict[str, Any], namespace: str, *, dry_run: bool = False) -> dict[str, Any]:
@@ -107,6 +108,15 @@ class MemoryWriter:
         if path not in self.dashboards:
             raise WriteError(503, "no endpoints available for service", reason="ServiceUnavailable")
         return self.dashboards[path]
+
+    def send_path(self, method: str, path: str, body: bytes, content_type: str) -> tuple[int, bytes]:
+        """What a Ray head keeps of what it was sent (`sent`: path -> bytes); 503 where no dashboard answers."""
+        self.calls.append(("send", path, method))
+        head = path.split(":dashboard/proxy/")[0]
+        if not any(p.split(":dashboard/proxy/")[0] == head for p in self.dashboards):
+            return 503, b"no endpoints available for service"
+        self.sent[path] = body
+        return 200, b""
 
     def metadata(self, ref: Ref) -> dict[str, Any] | None:
         self.calls.append(("metadata", ref.plural, ref.name))

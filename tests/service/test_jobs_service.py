@@ -12,7 +12,7 @@ from jupyter_accel.api.base import http_error
 from jupyter_accel.cluster.kept_logs import KeptLogStore
 from jupyter_accel.cluster.writes import WriteError
 from jupyter_accel.domain.accelerators import AcceleratorRegistry
-from jupyter_accel.models import JobKind, JobRequest, JobStatus
+from jupyter_accel.models import JobKind, JobRequest, JobStatus, RayPackageRequest
 from jupyter_accel.services import errors, job_control, job_logs
 from jupyter_accel.services.jobs import JobSettings, JobsService
 
@@ -258,6 +258,35 @@ def test_a_running_clusters_detail_lists_its_ray_jobs_from_its_dashboard():
     assert detail.ray_jobs[1].start_time == "2025-12-06T05:46:40Z" and detail.ray_jobs_note is None
     writer.dashboards[path] = {"unexpected": "shape"}
     assert "unknown shape" in service.detail(JobKind.ray_cluster, "ray-1").ray_jobs_note
+
+
+def test_a_working_dir_goes_to_a_running_cluster_as_rays_package(tmp_path):
+    import io
+    import zipfile
+
+    (tmp_path / "proj" / ".git").mkdir(parents=True)
+    (tmp_path / "proj" / "helper.py").write_text("X = 1\n")
+    (tmp_path / "proj" / ".git" / "HEAD").write_text("ref\n")
+    hub, writer, service = cluster(files_root=str(tmp_path))
+    service.submit(JobRequest.model_validate({"kind": "ray-cluster", "name": "ray-1"}))
+    body = RayPackageRequest(workdir="proj")
+    with pytest.raises(errors.Conflict, match="not a running Ray cluster"):  # no head yet: nothing packed or sent
+        service.ray_package(JobKind.ray_cluster, "ray-1", body)
+    hub.get("rayclusters", "ray-1", "team-a")["status"] = {"state": "ready", "readyWorkerReplicas": 1}
+    with pytest.raises(errors.ServiceError, match="did not answer"):  # its dashboard does not answer
+        service.ray_package(JobKind.ray_cluster, "ray-1", body)
+    writer.dashboards[service.dashboard_target(JobKind.ray_cluster, "ray-1", "api/jobs/")[1]] = []
+    package = service.ray_package(JobKind.ray_cluster, "ray-1", body)
+    assert package.uri.startswith("gcs://_ray_pkg_") and package.uri.endswith(".zip") and package.files == 1
+    [(path, data)] = writer.sent.items()
+    assert path.endswith(f"ray-1-head-svc:dashboard/proxy/api/packages/gcs/{package.uri[len('gcs://') :]}")
+    assert zipfile.ZipFile(io.BytesIO(data)).namelist() == ["helper.py"]  # at the top, as Ray's client packs it
+    assert service.ray_package(JobKind.ray_cluster, "ray-1", body).uri == package.uri  # same files, same package
+    with pytest.raises(errors.Invalid, match="workdir"):
+        service.ray_package(JobKind.ray_cluster, "ray-1", RayPackageRequest(workdir="../elsewhere"))
+    _hub, _writer, read_only = cluster(files_root=str(tmp_path), read_only=True)
+    with pytest.raises(errors.ReadOnly):
+        read_only.ray_package(JobKind.ray_cluster, "ray-1", body)
 
 
 def test_a_kind_the_account_cannot_list_is_reported_not_visible_and_the_rest_listed():

@@ -245,3 +245,74 @@ describe('ClusterModel', () => {
     model.dispose();
   });
 });
+
+describe('accelerator utilization in the model', () => {
+  const running = (): JobView => ({
+    ...job('train-1', 'Running'),
+    accelerators: { 'nvidia.com/gpu': 1 }
+  });
+  const answer = (idle: string | null) => ({
+    source: {
+      available: true,
+      message: 'From the metrics API.',
+      exporters: []
+    },
+    window_seconds: 1800,
+    step_seconds: 30,
+    jobs: [
+      {
+        kind: 'pytorch' as const,
+        name: 'train-1',
+        devices: 1,
+        percent: idle ? 0 : 80,
+        memory_used_mib: 10,
+        points: [[0, 80]] as [number, number][],
+        idle,
+        idle_seconds: idle ? 1200 : 0,
+        simulated: null
+      }
+    ]
+  });
+
+  it('asks only while the panel shows, and says a job went idle once', async () => {
+    let asked = 0;
+    let idle: string | null = null;
+    const model = new ClusterModel({
+      fetchers: {
+        inventory: async () => ({}) as never,
+        inventoryNodes: async () => ({}) as never,
+        profiles: async () => ({}) as never,
+        queues: async () => ({}) as never,
+        jobs: async scope => jobsResponse([running()], scope),
+        utilization: async () => {
+          asked++;
+          return answer(idle);
+        }
+      }
+    });
+    const said: string[] = [];
+    model.idleJobs.connect((_, jobs) => said.push(...jobs.map(j => j.name)));
+    await model.refetch(['jobs']); // paused: the jobs come, utilization is not asked
+    expect(asked).toBe(0);
+    model.paused = false;
+    await model.pollMetrics();
+    expect(asked).toBe(1);
+    expect(
+      model.utilizationOf({ kind: 'pytorch', name: 'train-1' })?.percent
+    ).toBe(80);
+    await model.pollMetrics(); // within the interval: not asked again
+    expect(asked).toBe(1);
+    idle = '1 accelerator at 0 % for 20m';
+    for (let round = 0; round < 2; round++) {
+      (model as unknown as { _utilizationAt: number })._utilizationAt = 0;
+      await model.pollMetrics();
+    }
+    expect(asked).toBe(3);
+    expect(said).toEqual(['train-1']); // once, not on every answer
+    model.paused = true;
+    (model as unknown as { _utilizationAt: number })._utilizationAt = 0;
+    await model.pollMetrics();
+    expect(asked).toBe(3);
+    model.dispose();
+  });
+});

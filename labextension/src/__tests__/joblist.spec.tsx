@@ -144,6 +144,56 @@ describe('the job list', () => {
     expect(sent).toEqual(['rc-1']);
   });
 
+  it("shows a running job's accelerator use, and an idle job's warning", async () => {
+    const training = { ...job('train-1', 'Running') } as JobView;
+    const waiting = { ...job('train-2', 'Running') } as JobView;
+    const use = (name: string, percent: number, idle: string | null) => ({
+      kind: 'pytorch' as const,
+      name,
+      devices: 2,
+      percent,
+      memory_used_mib: 100,
+      points: [
+        [0, 10],
+        [30, percent]
+      ] as [number, number][],
+      idle,
+      idle_seconds: idle ? 1200 : 0,
+      simulated: 'cpu-use'
+    });
+    widget = ReactWidget.create(
+      <JobsSection
+        jobs={resource([training, waiting])}
+        scope="namespace"
+        onScope={() => undefined}
+        actions={{} as IClusterActions}
+        readOnly={true}
+        now={0}
+        utilization={{
+          source: { available: true, message: 'm', exporters: [] },
+          window_seconds: 1800,
+          step_seconds: 30,
+          jobs: [
+            use('train-1', 83, null),
+            use('train-2', 0, '2 accelerators at 0 % for 20m')
+          ]
+        }}
+      />
+    );
+    Widget.attach(widget, document.body);
+    const host = widget.node;
+    await until(() => host.querySelectorAll('.jp-accel-use').length === 2);
+    const [busy, quiet] = Array.from(host.querySelectorAll('li.jp-accel-job'));
+    expect(busy.querySelector('.jp-accel-use')?.textContent).toBe(
+      '83 % of 2 devices (simulated: CPU use)'
+    );
+    expect(busy.querySelector('canvas')).not.toBeNull(); // uPlot drew the sparkline
+    expect(busy.querySelector('[data-idle]')).toBeNull();
+    expect(quiet.querySelector('[data-idle]')?.textContent).toMatch(
+      /^2 accelerators at 0 % for 20m: suspend or delete it/
+    );
+  });
+
   it('shows the first rows of a long list and adds more on request', async () => {
     const many = Array.from({ length: 120 }, (_, i) =>
       job(`job-${i}`, i % 2 ? 'Running' : 'Queued')

@@ -214,6 +214,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/accel/v1/jobs/{kind}/{name}/ray-package": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Pack a folder of the server's files as Ray's working-dir package and upload it to the running Ray cluster; give the answer's uri as a Ray job's runtime_env working_dir */
+        post: operations["post_RayPackageHandler"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accel/v1/jobs/{kind}/{name}/utilization": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One job's accelerators over its life: utilization and memory per device */
+        get: operations["get_JobUtilizationHandler"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/accel/v1/jobs/cleanup": {
         parameters: {
             query?: never;
@@ -265,6 +299,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/accel/v1/queues/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Use over the last hours of the ClusterQueues behind this namespace's LocalQueues (Kueue's metrics) */
+        get: operations["get_QueueUsageHandler"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/accel/v1/stream": {
         parameters: {
             query?: never;
@@ -274,6 +325,23 @@ export interface paths {
         };
         /** Push stream of changed topics (text/event-stream) */
         get: operations["get_StreamHandler"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accel/v1/utilization": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Utilization of the running jobs' accelerators: now, over the last half hour, and idle warnings */
+        get: operations["get_UtilizationHandler"];
         put?: never;
         post?: never;
         delete?: never;
@@ -793,6 +861,52 @@ export interface components {
          * @enum {string}
          */
         DegradedReason: "slow" | "throttled" | "failing" | "reconnecting";
+        /** DeviceSeries */
+        DeviceSeries: {
+            /**
+             * Container
+             * @default null
+             */
+            container: string | null;
+            /**
+             * Device
+             * @description The exporter's device id (GPU UUID, with the MIG instance where there is one).
+             */
+            device: string;
+            /**
+             * Memory Total Mib
+             * @default null
+             */
+            memory_total_mib: number | null;
+            /** Memory Used Mib */
+            memory_used_mib?: [
+                number,
+                number
+            ][];
+            /**
+             * Model
+             * @default null
+             */
+            model: string | null;
+            /** Pod */
+            pod: string;
+            /**
+             * Simulated
+             * @description What the series really measure, when not a device.
+             * @default null
+             */
+            simulated: string | null;
+            /**
+             * Utilization
+             * @description (unix seconds, percent).
+             */
+            utilization?: [
+                number,
+                number
+            ][];
+            /** Vendor */
+            vendor: string;
+        };
         /**
          * ErrorResponse
          * @description Body of every 4xx/5xx answer.
@@ -1559,6 +1673,89 @@ export interface components {
          */
         JobStatus: "Queued" | "Admitted" | "Starting" | "Running" | "Succeeded" | "Failed" | "Suspended" | "Deleting";
         /**
+         * JobUtilization
+         * @description A running job's accelerators, for its row in a list: their mean utilization now and over the window.
+         */
+        JobUtilization: {
+            /**
+             * Devices
+             * @description Devices with series (0: the exporter reports none for its pods).
+             */
+            devices: number;
+            /**
+             * Idle
+             * @description Set once every device has sat at or below the idle threshold for the admin's time.
+             * @default null
+             */
+            idle: string | null;
+            /**
+             * Idle Seconds
+             * @description How long every device has been idle so far.
+             * @default null
+             */
+            idle_seconds: number | null;
+            kind: components["schemas"]["JobKind"];
+            /**
+             * Memory Used Mib
+             * @description Their memory in use at the newest sample.
+             * @default null
+             */
+            memory_used_mib: number | null;
+            /** Name */
+            name: string;
+            /**
+             * Percent
+             * @description Mean utilization of its devices at the newest sample.
+             * @default null
+             */
+            percent: number | null;
+            /**
+             * Points
+             * @description (unix seconds, mean percent) over the window.
+             */
+            points?: [
+                number,
+                number
+            ][];
+            /**
+             * Simulated
+             * @description What the series really measure, when not a device.
+             * @default null
+             */
+            simulated: string | null;
+        };
+        /**
+         * JobUtilizationDetail
+         * @description One job's devices over its life (at most a day back).
+         */
+        JobUtilizationDetail: {
+            /** Devices */
+            devices?: components["schemas"]["DeviceSeries"][];
+            /**
+             * Idle
+             * @default null
+             */
+            idle: string | null;
+            kind: components["schemas"]["JobKind"];
+            /** Name */
+            name: string;
+            /**
+             * Note
+             * @description Why there are no device series, when there are none.
+             * @default null
+             */
+            note: string | null;
+            source: components["schemas"]["MetricsSource"];
+            /**
+             * Start
+             * @description Unix seconds of the first sample asked for.
+             * @default null
+             */
+            start: number | null;
+            /** Step Seconds */
+            step_seconds: number;
+        };
+        /**
          * JobView
          * @description One job of any kind, with its unified status.
          */
@@ -1746,6 +1943,25 @@ export interface components {
              * @default false
              */
             truncated: boolean;
+        };
+        /**
+         * MetricsSource
+         * @description Where the figures come from, or why there are none: no metrics API configured, one that cannot be reached,
+         *     one that refuses this account.
+         */
+        MetricsSource: {
+            /** Available */
+            available: boolean;
+            /**
+             * Exporters
+             * @description The device exporters whose series answered.
+             */
+            exporters?: string[];
+            /**
+             * Message
+             * @description One sentence: the source, or why the charts are empty.
+             */
+            message: string;
         };
         /** NodeAccelerators */
         NodeAccelerators: {
@@ -1979,6 +2195,42 @@ export interface components {
             /** @description Whether LocalQueues could be read. */
             visibility?: components["schemas"]["Visibility"];
         };
+        /**
+         * QueueUsageResponse
+         * @description Use of the ClusterQueues behind this namespace's LocalQueues over the window, from Kueue's metrics.
+         */
+        QueueUsageResponse: {
+            /** Series */
+            series?: components["schemas"]["QueueUsageSeries"][];
+            source: components["schemas"]["MetricsSource"];
+            /** Step Seconds */
+            step_seconds: number;
+            /** Window Seconds */
+            window_seconds: number;
+        };
+        /** QueueUsageSeries */
+        QueueUsageSeries: {
+            /** Cluster Queue */
+            cluster_queue: string;
+            /** Flavor */
+            flavor: string;
+            /**
+             * Nominal
+             * @description The flavor's nominal quota of the resource, newest.
+             * @default null
+             */
+            nominal: number | null;
+            /** Resource */
+            resource: string;
+            /**
+             * Usage
+             * @description (unix seconds, amount in use), Kueue's own figure.
+             */
+            usage?: [
+                number,
+                number
+            ][];
+        };
         /** QueueView */
         QueueView: {
             /**
@@ -2105,6 +2357,36 @@ export interface components {
             text?: {
                 [key: string]: string;
             };
+        };
+        /** RayPackage */
+        RayPackage: {
+            /**
+             * Files
+             * @description Files in it.
+             */
+            files: number;
+            /**
+             * Size Bytes
+             * @description Its size, zipped.
+             */
+            size_bytes: number;
+            /**
+             * Uri
+             * @description Ray's URI of the package (gcs://_ray_pkg_<hash>.zip): a runtime_env's working_dir.
+             */
+            uri: string;
+        };
+        /**
+         * RayPackageRequest
+         * @description A working dir for Ray jobs on a running cluster: packed by the server, uploaded to the cluster as Ray's own
+         *     package, and named in a Ray job's runtime_env (`working_dir`).
+         */
+        RayPackageRequest: {
+            /**
+             * Workdir
+             * @description A folder of the Jupyter server's files (absolute, or relative to its root); the same rules as a job's working dir (hidden files, caches, checkpoints and .gitignore / .accelignore rules left out).
+             */
+            workdir: string;
         };
         /**
          * RaySubmission
@@ -2433,6 +2715,16 @@ export interface components {
          * @enum {string}
          */
         Tone: "ok" | "info" | "warn" | "error" | "neutral";
+        /** UtilizationResponse */
+        UtilizationResponse: {
+            /** Jobs */
+            jobs?: components["schemas"]["JobUtilization"][];
+            source: components["schemas"]["MetricsSource"];
+            /** Step Seconds */
+            step_seconds: number;
+            /** Window Seconds */
+            window_seconds: number;
+        };
         /**
          * Visibility
          * @description Attached where part of an answer could not be read: shown as "not visible to your account".
@@ -4057,6 +4349,173 @@ export interface operations {
             };
         };
     };
+    post_RayPackageHandler: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                kind: components["schemas"]["JobKind"];
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RayPackageRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RayPackage"];
+                };
+            };
+            /** @description error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    get_JobUtilizationHandler: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                kind: components["schemas"]["JobKind"];
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobUtilizationDetail"];
+                };
+            };
+            /** @description error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     post_CleanupHandler: {
         parameters: {
             query?: never;
@@ -4220,6 +4679,53 @@ export interface operations {
             };
         };
     };
+    get_QueueUsageHandler: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueueUsageResponse"];
+                };
+            };
+            /** @description error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     get_StreamHandler: {
         parameters: {
             query?: never;
@@ -4258,6 +4764,65 @@ export interface operations {
             };
             /** @description error */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    get_UtilizationHandler: {
+        parameters: {
+            query?: {
+                /** @description mine | namespace (default mine) */
+                scope?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UtilizationResponse"];
+                };
+            };
+            /** @description error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,7 +1,13 @@
 /** The My jobs section: the jobs with their status, sentence, place in line and actions. */
 import * as React from 'react';
 
-import type { JobScope, JobView } from '../api';
+import type {
+  JobScope,
+  JobUtilization,
+  JobView,
+  UtilizationResponse
+} from '../api';
+import { Sparkline } from '../components/charts';
 import { IResource, jobKey } from '../cluster';
 import { acceleratorsText, formatAge, kindBadge, kindLabel } from '../present';
 import {
@@ -20,6 +26,8 @@ export function JobsSection(props: {
   actions: IClusterActions;
   readOnly: boolean;
   now: number;
+  /** The running jobs' accelerator utilization (null: not asked yet or no metrics API). */
+  utilization?: UtilizationResponse | null;
 }): JSX.Element {
   const data = props.jobs.data;
   useRenderTiming('jobs', data?.jobs?.length ?? 0);
@@ -61,6 +69,7 @@ export function JobsSection(props: {
               actions={props.actions}
               readOnly={props.readOnly}
               now={props.now}
+              utilization={props.utilization ?? null}
             />
           )}
         </>
@@ -92,6 +101,7 @@ function JobList(props: {
   actions: IClusterActions;
   readOnly: boolean;
   now: number;
+  utilization: UtilizationResponse | null;
 }): JSX.Element {
   const [shown, setShown] = React.useState(JOBS_SHOWN);
   const [filter, setFilter] = React.useState('');
@@ -126,6 +136,11 @@ function JobList(props: {
               actions={props.actions}
               readOnly={props.readOnly}
               now={props.now}
+              use={
+                props.utilization?.jobs?.find(
+                  u => u.kind === job.kind && u.name === job.name
+                ) ?? null
+              }
             />
           ))}
         </ul>
@@ -148,6 +163,7 @@ function JobRow(props: {
   actions: IClusterActions;
   readOnly: boolean;
   now: number;
+  use: JobUtilization | null;
 }): JSX.Element {
   const { job, actions } = props;
   const [busy, setBusy] = React.useState(false);
@@ -193,6 +209,17 @@ function JobRow(props: {
         {position && <span className="jp-accel-position"> · {position}</span>}
       </div>
       <ProgressBar job={job} />
+      {props.use && <UseLine use={props.use} />}
+      {props.use?.idle && (
+        <div
+          className="jp-accel-tone-warn jp-accel-job-warning"
+          role="note"
+          data-idle="true"
+        >
+          {props.use.idle}: suspend or delete it to give them back, or extend it
+          if it is about to work.
+        </div>
+      )}
       {job.display.warning && (
         <div className="jp-accel-tone-warn jp-accel-job-warning" role="note">
           {job.display.warning}
@@ -270,5 +297,34 @@ function JobRow(props: {
         )}
       </div>
     </li>
+  );
+}
+
+/** A running job's accelerators now and over the last half hour (the metrics API). */
+export function UseLine(props: { use: JobUtilization }): JSX.Element {
+  const { use } = props;
+  if (!use.devices) {
+    return (
+      <div className="jp-accel-muted jp-accel-use">
+        No utilization series for its pods.
+      </div>
+    );
+  }
+  const now =
+    use.percent === null || use.percent === undefined
+      ? '—'
+      : `${use.percent.toFixed(0)} %`;
+  const label = `Accelerator use of ${use.name}: ${now} now, over the last 30 minutes`;
+  return (
+    <div className="jp-accel-use" data-percent={use.percent ?? undefined}>
+      <Sparkline
+        points={(use.points ?? []) as [number, number][]}
+        label={label}
+      />
+      <span className="jp-accel-muted">
+        {now} of {use.devices === 1 ? '1 device' : `${use.devices} devices`}
+        {use.simulated ? ' (simulated: CPU use)' : ''}
+      </span>
+    </div>
   );
 }

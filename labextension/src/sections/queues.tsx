@@ -1,7 +1,8 @@
 /** The Queues section: the namespace's LocalQueues with their ClusterQueues' quota bars. */
 import * as React from 'react';
 
-import type { QueueView } from '../api';
+import type { QueueUsageResponse, QueueView } from '../api';
+import { ISeries, Point, TimeChart } from '../components/charts';
 import { IResource } from '../cluster';
 import { quotaBar } from '../present';
 import {
@@ -13,6 +14,8 @@ import {
 
 export function QueuesSection(props: {
   queues: IResource<import('../api').QueuesResponse>;
+  /** The ClusterQueues' use over the last hours (Kueue's metrics), when asked. */
+  usage?: QueueUsageResponse | null;
 }): JSX.Element {
   const data = props.queues.data;
   return (
@@ -29,7 +32,7 @@ export function QueuesSection(props: {
             )}
           <ul className="jp-accel-queue-list" aria-label="Local queues">
             {(data.queues ?? []).map(q => (
-              <QueueRow key={q.name} queue={q} />
+              <QueueRow key={q.name} queue={q} usage={props.usage ?? null} />
             ))}
           </ul>
         </>
@@ -38,8 +41,27 @@ export function QueuesSection(props: {
   );
 }
 
-function QueueRow(props: { queue: QueueView }): JSX.Element {
+/** Each resource's use as a share of its nominal quota, per flavor: one chart of percents for a ClusterQueue. */
+export function usageSeries(
+  usage: QueueUsageResponse,
+  clusterQueue: string
+): ISeries[] {
+  return (usage.series ?? [])
+    .filter(s => s.cluster_queue === clusterQueue && s.nominal)
+    .map(s => ({
+      label: `${s.resource} (${s.flavor}, of ${s.nominal})`,
+      points: (s.usage ?? []).map(
+        ([t, v]) => [t, (v / (s.nominal as number)) * 100] as Point
+      )
+    }));
+}
+
+function QueueRow(props: {
+  queue: QueueView;
+  usage: QueueUsageResponse | null;
+}): JSX.Element {
   const q = props.queue;
+  const history = props.usage ? usageSeries(props.usage, q.cluster_queue) : [];
   const visible = q.cluster_queue_visibility?.visible !== false;
   return (
     <li className="jp-accel-queue" data-queue={q.name}>
@@ -85,6 +107,28 @@ function QueueRow(props: { queue: QueueView }): JSX.Element {
             <p className="jp-accel-muted">Borrowable amounts are estimates.</p>
           )}
         </div>
+      )}
+      {props.usage && (
+        <details className="jp-accel-queue-history">
+          <summary>
+            Use over the last {Math.round(props.usage.window_seconds / 3600)}{' '}
+            hours
+          </summary>
+          {history.length > 0 ? (
+            <TimeChart
+              series={history}
+              unit="%"
+              label={`Use of ${q.cluster_queue} over time, as a share of its quota`}
+              height={110}
+            />
+          ) : (
+            <p className="jp-accel-muted">
+              {props.usage.source.available
+                ? `No figures of ${q.cluster_queue} in Kueue's metrics yet.`
+                : props.usage.source.message}
+            </p>
+          )}
+        </details>
       )}
     </li>
   );

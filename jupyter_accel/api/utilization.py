@@ -1,0 +1,88 @@
+"""GET /accel/v1/utilization, jobs/{kind}/{name}/utilization and queues/usage: the accelerators' utilization of the
+user's running jobs and their queues' use over time, from the cluster's metrics API (services/utilization.py).
+Asked only when a client asks (the sidebar while it shows), computed off the event loop."""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING
+
+from tornado import web
+
+from .base import AccelHandler, Endpoint
+from .jobs import KIND, NAME, JobsBase, parse_kind
+
+if TYPE_CHECKING:
+    from ..models import JobUtilizationDetail
+
+
+class UtilizationHandler(JobsBase):
+    path = "utilization"
+    endpoints = {
+        "get": Endpoint(
+            "Utilization of the running jobs' accelerators: now, over the last half hour, and idle warnings",
+            response="UtilizationResponse",
+            query={"scope": "mine | namespace (default mine)"},
+            errors=(400, 503),
+        )
+    }
+    _track_activity = False  # polled while the sidebar shows
+
+    @web.authenticated
+    async def get(self) -> None:
+        from ..services.jobs import check_scope
+
+        scope = check_scope(self.get_argument("scope", "mine"))
+        hub = await self.synced_hub()
+        ops, metrics = self.accel.jobs_service(hub), self.accel.utilization_service(hub)
+        answer = await self.blocking(lambda: metrics.for_jobs(ops.list_jobs(scope).jobs))
+        self.send(answer)
+
+
+class JobUtilizationHandler(JobsBase):
+    path = f"jobs/{KIND}/{NAME}/utilization"
+    endpoints = {
+        "get": Endpoint(
+            "One job's accelerators over its life: utilization and memory per device",
+            response="JobUtilizationDetail",
+            errors=(400, 404, 503),
+        )
+    }
+    _track_activity = False
+
+    @web.authenticated
+    async def get(self, kind: str, name: str) -> None:
+        from ..domain.eta import parse_time
+
+        job_kind = parse_kind(kind)
+        hub = await self.synced_hub()
+        ops, metrics = self.accel.jobs_service(hub), self.accel.utilization_service(hub)
+
+        def compute() -> JobUtilizationDetail:
+            job = ops.view(job_kind, name)
+            started = parse_time(job.start_time or job.created)
+            return metrics.for_job(job, started.timestamp() if started else None, time.time())
+
+        self.send(await self.blocking(compute))
+
+
+class QueueUsageHandler(AccelHandler):
+    path = "queues/usage"
+    endpoints = {
+        "get": Endpoint(
+            "Use over the last hours of the ClusterQueues behind this namespace's LocalQueues (Kueue's metrics)",
+            response="QueueUsageResponse",
+            errors=(503,),
+        )
+    }
+    _track_activity = False
+
+    @web.authenticated
+    async def get(self) -> None:
+        import asyncio
+
+        hub = await self.synced_hub()
+        metrics = self.accel.utilization_service(hub)
+        behind = sorted({(q.get("spec") or {}).get("clusterQueue", "") for q in hub.items("localqueues")} - {""})
+        answer = await asyncio.get_running_loop().run_in_executor(None, metrics.for_queues, behind)
+        self.send(answer)
