@@ -34,6 +34,11 @@ def env_lines(cluster: Cluster) -> list[str]:
     if (ref := cluster.node_image()) is not None:
         lines.append("# the real node's runtime image and LocalQueue (pods there really run):")
         lines.append(f"export JA_NODE_IMAGE={shlex.quote(ref)} JA_NODE_QUEUE=real-node")
+    if cluster.components.get("prometheus", {}).get("state") == "running":
+        lines.append(
+            "# its metrics API (Prometheus: Kueue's metrics, the real node's devices), the product's metrics_url:"
+        )
+        lines.append(f"export JUPYTER_ACCEL_METRICS_URL={shlex.quote(cluster.metrics_url)}")
     return lines
 
 

@@ -94,12 +94,11 @@ class AccelConfig(Configurable):
     ).tag(config=True)
 
     metrics_url = Unicode(
-        "",
         help="The cluster's metrics API, Prometheus-compatible, for the utilization of the user's accelerators and "
         "their queues' use over time: on OpenShift the Thanos querier (https://thanos-querier.openshift-monitoring"
         ".svc:9091, which checks the user's own token), elsewhere Prometheus (http://prometheus.monitoring.svc:9090). "
         "The device exporters read: NVIDIA DCGM, AMD Device Metrics Exporter, Intel Gaudi. Empty (default): no "
-        "utilization, and the charts say so.",
+        "utilization, and the charts say so. Default: $JUPYTER_ACCEL_METRICS_URL.",
     ).tag(config=True)
 
     metrics_ca_file = Unicode("", help="CA bundle of an https metrics_url (default: the system's).").tag(config=True)
@@ -178,6 +177,10 @@ class AccelConfig(Configurable):
         if value and not (value.startswith(("http://", "https://")) and len(value.split("://", 1)[1]) > 0):
             raise TraitError(f"JUPYTER_ACCEL_READ_SERVICE_URL={value!r}: must be an http:// or https:// URL")
         return value
+
+    @default("metrics_url")
+    def _default_metrics_url(self) -> str:
+        return os.environ.get("JUPYTER_ACCEL_METRICS_URL", "").strip()
 
     @default("read_service_ca_file")
     def _read_service_ca_file_default(self) -> str:

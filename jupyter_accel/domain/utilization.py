@@ -218,9 +218,3 @@ def idle_sentence(devices: int, percent: float, seconds: int) -> str:
     """'4 accelerators at 0 % for 20m': what a job holds and has not used."""
     what = "1 accelerator" if devices == 1 else f"{devices} accelerators"
     return f"{what} at {percent:.0f} % for {elapsed(seconds)}"
-
-
-def sparkline(values: Sequence[float], top: float = 100.0) -> str:
-    """Eighths blocks for a terminal (the notebook's text views): '▁▃▇█'."""
-    blocks = "▁▂▃▄▅▆▇█"
-    return "".join(blocks[min(7, max(0, int(v / top * 8)))] if top > 0 else blocks[0] for v in values)

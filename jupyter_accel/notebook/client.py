@@ -294,6 +294,20 @@ class AccelClient:
             raise AccelError(f"scope: {scope!r} is not allowed; use mine or namespace", field="scope")
         return self._get("jobs", "JobsResponse", scope=scope)
 
+    def utilization(self, scope: str = "mine") -> Any:
+        """The running jobs' accelerator use (the cluster's metrics API): now, the last half hour, idle warnings."""
+        if scope not in ("mine", "namespace"):
+            raise AccelError(f"scope: {scope!r} is not allowed; use mine or namespace", field="scope")
+        return self._get("utilization", "UtilizationResponse", scope=scope)
+
+    def job_utilization(self, kind: str, name: str) -> Any:
+        """One job's devices over its life: utilization and memory per device."""
+        return self._get(self._job_path(kind, name, "/utilization"), "JobUtilizationDetail")
+
+    def queue_usage(self) -> Any:
+        """The queues' use over the last hours (Kueue's metrics)."""
+        return self._get("queues/usage", "QueueUsageResponse")
+
     def submit(self, request: JobRequest | dict) -> SubmitResponse:
         """Launch it; `.job` is the new JobView (a retry with the same client_request_id finds the same job)."""
         return self._parse("SubmitResponse", self._call("POST", "jobs", body=self._request_body(request)))

@@ -157,6 +157,10 @@ def _accel_parser() -> _Parser:
     workbench.add_argument("--dry-run", action="store_true", help="check and show the patch; change nothing")
     workbench.add_argument("--yes", action="store_true", help="do not ask before changing it")
     sub.add_parser("workloads", help="Kueue workloads, why they wait, their position")
+    util = sub.add_parser("util", help="accelerator use of your running jobs (NAME: one job's devices)")
+    util.add_argument("name", nargs="?", default=None)
+    util.add_argument("--kind", choices=JOB_KINDS, default=None)
+    util.add_argument("--all", action="store_true", help="every running job of the namespace, not only yours")
     jobs = sub.add_parser("jobs", help="your jobs (--all: every job of the namespace)")
     jobs.add_argument("--all", action="store_true", help="every job of the namespace, not only yours")
     fit = sub.add_parser("fit", help="would this job fit now? (nothing is submitted)")
@@ -278,6 +282,10 @@ class AccelMagics(Magics):
             return self._workbench(c, args)
         if cmd == "workloads":
             return View(c.workloads())
+        if cmd == "util":
+            if args.name:
+                return View(c.job_utilization(*self._resolve(args.name, args.kind)))
+            return View(c.utilization("namespace" if args.all else "mine"), kinds=c.kinds())
         if cmd == "jobs":
             return View(c.jobs("namespace" if args.all else "mine"), kinds=c.kinds())
         if cmd == "fit":

@@ -35,7 +35,7 @@ DETAIL_POINTS = 240  # a detail's charts: at most this many samples over the job
 DETAIL_MAX_SECONDS = 86400
 QUEUE_WINDOW_SECONDS = 6 * 3600
 QUEUE_STEP = 120.0
-CACHE_SECONDS = 15.0
+CACHE_SECONDS = LIST_STEP  # an aligned window's answer holds until the next step
 NOT_CONFIGURED = (
     "No metrics API is configured on this server, so there are no utilization charts: an admin sets "
     "c.AccelConfig.metrics_url (on OpenShift the Thanos querier, e.g. https://thanos-querier.openshift-monitoring"
@@ -51,26 +51,39 @@ class UtilizationSettings:
 
 
 class QueryCache:
-    """Answers by (query, aligned range, identity) for CACHE_SECONDS: a sidebar and a detail asking in the same step
-    share one query; the answers of one identity are never given to another."""
+    """Answers by (query, aligned range, identity) for CACHE_SECONDS: sidebars and details asking in the same step
+    share one query, those asking at the same moment too (the first asks, the others wait for its answer); the
+    answers of one identity are never given to another."""
 
     def __init__(self, ttl: float = CACHE_SECONDS, size: int = 512) -> None:
         self.ttl, self.size = ttl, size
         self._lock = threading.Lock()
         self._items: dict[tuple[Any, ...], tuple[float, list[dict[str, Any]]]] = {}
+        self._asking: dict[tuple[Any, ...], threading.Lock] = {}
 
     def get(self, key: tuple[Any, ...], fetch: Callable[[], list[dict[str, Any]]]) -> list[dict[str, Any]]:
-        now = time.monotonic()
         with self._lock:
-            hit = self._items.get(key)
-            if hit is not None and now - hit[0] < self.ttl:
-                return hit[1]
-        value = fetch()
-        with self._lock:
-            if len(self._items) >= self.size:
-                self._items = {k: v for k, v in self._items.items() if now - v[0] < self.ttl}
-            self._items[key] = (now, value)
-        return value
+            hit = self._fresh(key)
+            if hit is not None:
+                return hit
+            asking = self._asking.setdefault(key, threading.Lock())
+        with asking:  # one fetch per key at a time: the others find its answer
+            with self._lock:
+                hit = self._fresh(key)
+            if hit is not None:
+                return hit
+            value = fetch()
+            now = time.monotonic()
+            with self._lock:
+                if len(self._items) >= self.size:
+                    self._items = {k: v for k, v in self._items.items() if now - v[0] < self.ttl}
+                self._items[key] = (now, value)
+                self._asking.pop(key, None)
+            return value
+
+    def _fresh(self, key: tuple[Any, ...]) -> list[dict[str, Any]] | None:
+        hit = self._items.get(key)
+        return hit[1] if hit is not None and time.monotonic() - hit[0] < self.ttl else None
 
 
 def refusal(url: str, exc: MetricsError) -> str:

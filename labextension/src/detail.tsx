@@ -12,7 +12,7 @@ import { fetchJobDetail, JobDetail, JobKind, JobView } from './api';
 import { ClusterModel, UTILIZATION_MS } from './cluster';
 import { extendJob } from './extend';
 import { chipIcon } from './icons';
-import { LogsView } from './components/logs';
+import { LogsView, RayJobOutput } from './components/logs';
 import { UtilizationPanel } from './components/utilization';
 import { acceleratorsText, formatAge, kindLabel } from './present';
 import { ProgressBar, StatusBadge } from './views';
@@ -144,6 +144,8 @@ export function JobDetailView(props: {
 }): JSX.Element {
   const { detail, error, jobRef } = props;
   const now = Date.now();
+  // the Ray job whose output is shown below its cluster's list of Ray jobs
+  const [rayOutput, setRayOutput] = React.useState<string | null>(null);
   if (!detail) {
     return (
       <div className="jp-accel-detail-body">
@@ -368,6 +370,7 @@ export function JobDetailView(props: {
                   <th>Status</th>
                   <th>Started</th>
                   <th>Entrypoint</th>
+                  <th></th>
                 </tr>
               </thead>
               <tbody>
@@ -379,10 +382,34 @@ export function JobDetailView(props: {
                     <td className="jp-accel-entrypoint">
                       {r.entrypoint ?? ''}
                     </td>
+                    <td>
+                      <button
+                        type="button"
+                        className="jp-accel-link"
+                        aria-label={`Output of ${r.submission_id}`}
+                        onClick={() =>
+                          setRayOutput(
+                            rayOutput === r.submission_id
+                              ? null
+                              : r.submission_id
+                          )
+                        }
+                      >
+                        {rayOutput === r.submission_id ? 'Hide' : 'Output'}
+                      </button>
+                    </td>
                   </tr>
                 ))}
               </tbody>
             </table>
+          )}
+          {rayOutput && (
+            <RayJobOutput
+              settings={props.settings}
+              kind={job.kind}
+              name={job.name}
+              submission={rayOutput}
+            />
           )}
         </section>
       )}

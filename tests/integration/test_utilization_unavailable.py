@@ -27,11 +27,11 @@ def accel_config(devcluster, identity: str, metrics_url: str) -> dict:
 
 
 def gpu_job(name: str) -> dict:
+    # a Ray cluster: kwok keeps its pods running until it is deleted (a PyTorchJob's end after 5 s)
     return {
-        "kind": "pytorch",
+        "kind": "ray-cluster",
         "name": name,
         "image": "busybox",
-        "command": ["sleep", "600"],
         "workers": 1,
         "accelerators": {"resource": "nvidia.com/gpu", "count": 1},
     }
@@ -53,14 +53,14 @@ async def test_no_metrics_api_says_so_and_the_rest_works(api, unique):
         body = await api.get("utilization")
         assert body["source"]["available"] is False and "metrics_url" in body["source"]["message"], body
         assert body["jobs"] == []
-        detail = await api.get(f"jobs/pytorch/{name}/utilization")
+        detail = await api.get(f"jobs/ray-cluster/{name}/utilization")
         assert detail["source"]["available"] is False and detail["devices"] == []
         usage = await api.get("queues/usage")
         assert usage["source"]["available"] is False and usage["series"] == []
         jobs = await api.get("jobs")
         assert any(j["name"] == name for j in jobs["jobs"])  # the job list is unaffected
     finally:
-        await api.call("DELETE", f"jobs/pytorch/{name}")
+        await api.call("DELETE", f"jobs/ray-cluster/{name}")
 
 
 class TestUnreachable:
@@ -78,10 +78,10 @@ class TestUnreachable:
             assert code == 200, body
             assert body["source"]["available"] is False
             assert body["source"]["message"].startswith(f"The metrics API at {metrics_url} cannot be reached")
-            code, detail = await api.call("GET", f"jobs/pytorch/{name}/utilization")
+            code, detail = await api.call("GET", f"jobs/ray-cluster/{name}/utilization")
             assert code == 200 and "cannot be reached" in detail["source"]["message"]
         finally:
-            await api.call("DELETE", f"jobs/pytorch/{name}")
+            await api.call("DELETE", f"jobs/ray-cluster/{name}")
 
 
 class TestAnswersWithoutSeries:
@@ -98,7 +98,7 @@ class TestAnswersWithoutSeries:
             body = await api.get("utilization")
             [mine] = [j for j in body["jobs"] if j["name"] == name]
             assert body["source"]["available"] and mine["devices"] == 0 and mine["percent"] is None
-            detail = await api.get(f"jobs/pytorch/{name}/utilization")
+            detail = await api.get(f"jobs/ray-cluster/{name}/utilization")
             assert detail["devices"] == [] and "no device series for its pods" in detail["note"]
         finally:
-            await api.call("DELETE", f"jobs/pytorch/{name}")
+            await api.call("DELETE", f"jobs/ray-cluster/{name}")

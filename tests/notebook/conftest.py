@@ -239,6 +239,8 @@ def real_node_server(devcluster, tmp_path_factory) -> Iterator[JupyterServer]:
         pytest.fail("the real node is declared present in devcluster/components.toml but is not running")
     kinds = ("ray-cluster", "ray-job", "pytorch", "trainjob")
     extra = {"default_images": dict.fromkeys(kinds, image), "default_queue": "real-node"}
+    if devcluster.components.get("prometheus", {}).get("state") == "running":
+        extra["metrics_url"] = devcluster.metrics_url  # as `make demo` has it: the node's devices, Kueue's queues
     server = _connected_server(devcluster, tmp_path_factory.mktemp("jupyter-real-node"), extra)
     yield server
     stop_server(server)

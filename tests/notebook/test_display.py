@@ -219,3 +219,42 @@ def test_jobs_and_detail():
     assert "ddp-1-master-0" in text and "SchedulingGated" in text and "queued by Kueue" in text
     assert "Queued ahead" in text and "PyTorchJob/big" in text and "8 nvidia.com/gpu" in text.replace("\n", " ")
     assert "var(--jp-warn-color1" in View(detail)._repr_html_()
+
+
+def test_utilization_says_why_it_is_empty_and_shows_rows_as_text():
+    from jupyter_accel.models import UtilizationResponse
+    from jupyter_accel.notebook.display import View
+
+    empty = UtilizationResponse.model_validate(
+        {
+            "source": {"available": False, "message": "No metrics API is configured on this server"},
+            "window_seconds": 1800,
+            "step_seconds": 30,
+        }
+    )
+    assert "No metrics API is configured" in repr(View(empty))
+    rows = UtilizationResponse.model_validate(
+        {
+            "source": {"available": True, "message": "From the cluster's metrics API."},
+            "window_seconds": 1800,
+            "step_seconds": 30,
+            "jobs": [
+                {
+                    "kind": "pytorch",
+                    "name": "train-1",
+                    "devices": 2,
+                    "percent": 87.5,
+                    "points": [[0, 0], [30, 50], [60, 100]],
+                    "idle": None,
+                }
+            ],
+        }
+    )
+    text = repr(View(rows))
+    assert "train-1" in text and "88 %" in text and "▁▅█" in text
+
+
+def test_terminal_sparkline():
+    from jupyter_accel.notebook.display.format import sparkline
+
+    assert sparkline([0, 50, 100, 12.5]) == "▁▅█▂"

@@ -35,7 +35,7 @@ class OneDetail:
     def job(self, kind: str, name: str) -> JobDetail:
         return self.detail
 
-    def ray_submit(self, name: str, entrypoint: str, runtime_env=None) -> str:
+    def ray_submit(self, name: str, entrypoint: str, runtime_env=None, workdir=None) -> str:
         self.submitted.append(name)
         return "raysubmit_1"
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from ...models.quantities import format_quantity
@@ -40,3 +41,9 @@ def visibility_blocks(vis: Any, what: str) -> list[Block]:
 
 
 # -- renderers ------------------------------------------------------------------------------------------------
+
+
+def sparkline(values: Sequence[float], top: float = 100.0) -> str:
+    """Eighths blocks for text views (a terminal, the JobMonitor's line): '▁▃▇█'. The sidebar draws real charts."""
+    blocks = "▁▂▃▄▅▆▇█"
+    return "".join(blocks[min(7, max(0, int(v / top * 8)))] if top > 0 else blocks[0] for v in values)

@@ -21,6 +21,7 @@ from .cluster_views import (
 )
 from .format import amount
 from .job_views import cleanup_blocks, fit_blocks, job_blocks, job_detail_blocks, jobs_blocks, submitted_blocks
+from .utilization_views import job_utilization_blocks, utilization_blocks
 
 __all__ = ["amount", "blocks"]
 
@@ -55,6 +56,8 @@ RENDERERS: dict[str, Callable[[Any], list[Block]]] = {
     "JobDetail": job_detail_blocks,
     "SubmitResponse": submitted_blocks,
     "CleanupResponse": cleanup_blocks,
+    "UtilizationResponse": utilization_blocks,
+    "JobUtilizationDetail": job_utilization_blocks,
 }
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import threading
 from typing import Any
 
@@ -14,6 +15,7 @@ from .live import LiveBox, error_html, model_html
 from .streams import POLL_SECONDS, LogFollower
 
 LOG_TAIL = 40
+USE_SECONDS = 30.0  # how often a running job's accelerator use is asked again (the server's step)
 
 
 class JobMonitor(LiveBox):
@@ -36,6 +38,8 @@ class JobMonitor(LiveBox):
         self.client = client or AccelClient()
         self.kind, self.name, self.tail = kind, name, tail
         self.status_html = w.HTML()
+        # a running job's accelerators: use now and a text sparkline of the last half hour (metrics API)
+        self.use_html = w.HTML()
         # what the job's code reports (TrainJob trainerStatus); hidden until it reports a percentage
         self.progress = w.IntProgress(value=0, min=0, max=100, layout=w.Layout(display="none", width="100%"))
         self.logs = w.Textarea(
@@ -49,7 +53,9 @@ class JobMonitor(LiveBox):
         self._lock = threading.Lock()
         self._live = live
         self._log_follow: LogFollower | None = None
-        super().__init__([self.status_html, self.progress, self.logs, self.delete_button], **kwargs)
+        self._use_stop = threading.Event()
+        self._use_thread: threading.Thread | None = None
+        super().__init__([self.status_html, self.progress, self.use_html, self.logs, self.delete_button], **kwargs)
         self.delete_button.on_click(lambda _: self.delete())
         self.refresh()
         if live and not self.ended.is_set():
@@ -79,6 +85,8 @@ class JobMonitor(LiveBox):
             job = self.detail.job
             self._show_progress(job.progress)
             status = str(job.status)
+            if status == "Running" and job.accelerators:
+                self._start_use()
             if self._live and status == "Running":
                 if not self.following_logs:
                     self._log_follow = LogFollower(self.client, self.kind, self.name, self.tail, self._set_logs)
@@ -97,6 +105,41 @@ class JobMonitor(LiveBox):
         self.progress.value = progress.percent
         self.progress.description = f"{progress.percent} %"
         self.progress.layout.display = ""
+
+    def _start_use(self) -> None:
+        if self._use_thread is None:
+            self._use_thread = threading.Thread(target=self._use_loop, daemon=True, name="accel-monitor-use")
+            self._use_thread.start()
+
+    def _use_loop(self) -> None:
+        while not self._use_stop.is_set() and not self.ended.is_set():
+            self.show_use()
+            if not self._live:
+                return
+            self._use_stop.wait(USE_SECONDS)
+
+    def show_use(self) -> None:
+        """This job's row of the utilization answer, in words and a text sparkline (or why there is none)."""
+        from ..display.format import sparkline
+
+        try:
+            answer = self.client.utilization("namespace")
+        except AccelError as exc:
+            self.use_html.value = error_html(exc)
+            return
+        mine = next((j for j in answer.jobs if j.kind == self.kind and j.name == self.name), None)
+        if not answer.source.available or mine is None:
+            self.use_html.value = f"<span style='opacity:0.7'>{html.escape(answer.source.message)}</span>"
+            return
+        if not mine.devices:
+            self.use_html.value = "<span style='opacity:0.7'>No utilization series for its pods.</span>"
+            return
+        now = "—" if mine.percent is None else f"{mine.percent:.0f} %"
+        text = f"Accelerator use: {now} now · {sparkline([v for _t, v in mine.points])} ({mine.devices} device(s)"
+        text += ", simulated: CPU use)" if mine.simulated else ")"
+        if mine.idle:
+            text += f" · {mine.idle}"
+        self.use_html.value = f"<span>{html.escape(text)}</span>"
 
     def _show_log_tail(self) -> None:
         if not (self.detail and self.detail.job.pods):
@@ -118,6 +161,7 @@ class JobMonitor(LiveBox):
 
     def _end(self) -> None:
         self._stop_log_follow()
+        self._use_stop.set()
         self.ended.set()
         self.delete_button.disabled = str(getattr(self.detail and self.detail.job, "status", "")) == "Deleting"
         if self._follower is not None:
@@ -137,6 +181,7 @@ class JobMonitor(LiveBox):
         self.refresh()
 
     def close(self) -> None:
+        self._use_stop.set()
         follower, self._log_follow = self._log_follow, None
         if follower is not None:
             follower.stop()

@@ -187,7 +187,7 @@ describe('the job list', () => {
     expect(busy.querySelector('.jp-accel-use')?.textContent).toBe(
       '83 % of 2 devices (simulated: CPU use)'
     );
-    expect(busy.querySelector('canvas')).not.toBeNull(); // uPlot drew the sparkline
+    await until(() => busy.querySelector('canvas') !== null); // uPlot drew the sparkline (in an effect)
     expect(busy.querySelector('[data-idle]')).toBeNull();
     expect(quiet.querySelector('[data-idle]')?.textContent).toMatch(
       /^2 accelerators at 0 % for 20m: suspend or delete it/

@@ -168,7 +168,7 @@ export function TimeChart(props: {
               stroke: axis,
               grid: { stroke: grid, width: 1 },
               font,
-              size: 44,
+              size: 52,
               values: (_u, ticks) => ticks.map(t => `${t} ${props.unit}`)
             }
           ],

@@ -7,6 +7,7 @@
 import { ServerConnection } from '@jupyterlab/services';
 import * as React from 'react';
 
+import { jobPath, JobKind, requestAPI } from '../api';
 import type { LogPod } from '../api';
 import type { IJobRef } from '../detail';
 import { LogBuffer, streamLogs } from '../logs';
@@ -187,5 +188,70 @@ export function LogsView(props: {
         {text}
       </pre>
     </section>
+  );
+}
+
+const RAY_DONE = new Set(['SUCCEEDED', 'FAILED', 'STOPPED']);
+
+/**
+ * A Ray job's driver output (Ray's Jobs API behind the server's dashboard
+ * proxy), read again every 2 s until the job ends.
+ */
+export function RayJobOutput(props: {
+  settings: ServerConnection.ISettings;
+  kind: string;
+  name: string;
+  submission: string;
+}): JSX.Element {
+  const [text, setText] = React.useState('');
+  const [status, setStatus] = React.useState<string | null>(null);
+  const [error, setError] = React.useState<string | null>(null);
+  React.useEffect(() => {
+    let live = true;
+    let timer: ReturnType<typeof setTimeout> | null = null;
+    const base = `${jobPath(props.kind as JobKind, props.name)}/dashboard/api/jobs/${encodeURIComponent(props.submission)}`;
+    const read = async (): Promise<void> => {
+      try {
+        const [record, logs] = await Promise.all([
+          requestAPI<{ status?: string }>(base, props.settings),
+          requestAPI<{ logs?: string }>(`${base}/logs`, props.settings)
+        ]);
+        if (!live) {
+          return;
+        }
+        setText(logs.logs ?? '');
+        setStatus(record.status ?? null);
+        setError(null);
+        if (!RAY_DONE.has(record.status ?? '')) {
+          timer = setTimeout(() => void read(), 2000);
+        }
+      } catch (e) {
+        if (live) {
+          setError(e instanceof Error ? e.message : String(e));
+        }
+      }
+    };
+    void read();
+    return () => {
+      live = false;
+      if (timer !== null) {
+        clearTimeout(timer);
+      }
+    };
+  }, [props.settings, props.kind, props.name, props.submission]);
+  return (
+    <div aria-label={`Output of Ray job ${props.submission}`}>
+      <p className="jp-accel-muted">
+        {props.submission}: {status ?? 'reading…'}
+      </p>
+      {error && (
+        <p className="jp-accel-error" role="alert">
+          {error}
+        </p>
+      )}
+      <pre className="jp-accel-log-text" tabIndex={0}>
+        {text}
+      </pre>
+    </div>
   );
 }

@@ -410,6 +410,66 @@ test('opens the real Ray dashboard of a cluster on the real node from its detail
   }
 });
 
+test("charts a busy job's accelerator use from the metrics API", async ({
+  page
+}) => {
+  // devcluster's Prometheus scrapes the real node's device exporter: DCGM's names, each container's CPU use
+  const image = process.env.JA_NODE_IMAGE;
+  test.skip(
+    !image || !process.env.JUPYTER_ACCEL_METRICS_URL,
+    'devcluster runs no real node (it needs root) or no Prometheus'
+  );
+  test.setTimeout(300_000);
+  const name = `busy-${Date.now().toString(36)}`;
+  const created = await page.request.post('/accel/v1/jobs', {
+    data: {
+      kind: 'pytorch',
+      name,
+      image,
+      queue: process.env.JA_NODE_QUEUE || 'real-node',
+      workers: 1,
+      cpu: '1',
+      memory: '1Gi',
+      accelerators: { resource: 'nvidia.com/gpu', count: 1 },
+      script: {
+        text: 'import time\nend = time.time() + 240\nwhile time.time() < end:\n    pass\n',
+        interpreter: 'python'
+      }
+    }
+  });
+  expect(created.status(), await created.text()).toBe(201);
+  try {
+    const panel = await openPanel(page);
+    const row = section(panel, 'My jobs').locator(`[data-job="${name}"]`);
+    await expect(row).toHaveAttribute('data-status', 'Running', {
+      timeout: 180_000
+    });
+    // the row's sparkline: asked again every 30 s while the panel shows
+    const use = row.locator('.jp-accel-use');
+    await expect
+      .poll(async () => Number(await use.getAttribute('data-percent')), {
+        timeout: 120_000
+      })
+      .toBeGreaterThan(50);
+    await expect(use).toContainText('of 1 device (simulated: CPU use)');
+    await expect(use.locator('canvas')).toHaveCount(1);
+    await row.getByRole('button', { name: 'Details' }).click();
+    const tab = page.locator(`#jp-accel-job-pytorch-${name}`);
+    const chart = tab.getByRole('region', { name: 'Utilization' });
+    await expect(chart.getByLabel('Metrics source')).toContainText(
+      'NVIDIA DCGM exporter'
+    );
+    await expect(chart.getByLabel('Simulated devices')).toBeVisible();
+    await expect(
+      chart.getByRole('img', { name: `Utilization per device of ${name}` })
+    ).toBeVisible();
+    await expect(chart.locator('canvas')).toHaveCount(2); // utilization and memory
+    await shoot(page, 'utilization', tab);
+  } finally {
+    await page.request.delete(`/accel/v1/jobs/pytorch/${name}`);
+  }
+});
+
 test('shows the progress a TrainJob reports as a bar with its numbers', async ({
   page
 }) => {

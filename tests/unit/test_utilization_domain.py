@@ -77,5 +77,26 @@ def test_a_jobs_mean_and_its_idle_run():
     assert [U.elapsed(s) for s in (45, 150, 3600, 5400)] == ["45s", "2m", "1h", "1h 30m"]
 
 
-def test_terminal_sparkline():
-    assert U.sparkline([0, 50, 100, 12.5]) == "▁▅█▂"
+def test_the_query_cache_asks_once_for_callers_at_the_same_moment_and_within_its_time():
+    import threading
+    import time
+
+    from jupyter_accel.services.utilization import QueryCache
+
+    cache, asked = QueryCache(ttl=5), []
+
+    def fetch():
+        asked.append(1)
+        time.sleep(0.2)  # a slow metrics API: the other callers arrive while it answers
+        return [{"metric": {}, "values": []}]
+
+    answers = []
+    threads = [threading.Thread(target=lambda: answers.append(cache.get(("q", 0), fetch))) for _ in range(5)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(asked) == 1 and len(answers) == 5
+    assert cache.get(("q", 0), fetch) is answers[0] and len(asked) == 1
+    cache.get(("q", 30), fetch)  # the next step is another query
+    assert len(asked) == 2
