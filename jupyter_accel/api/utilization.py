@@ -8,7 +8,7 @@ import time
 
 from tornado import web
 
-from .base import AccelHandler, Endpoint
+from .base import Endpoint
 from .jobs import KIND, NAME, JobsBase, parse_kind
 
 
@@ -65,7 +65,7 @@ class JobUtilizationHandler(JobsBase):
         self.send_body(await self.blocking(compute))
 
 
-class QueueUsageHandler(AccelHandler):
+class QueueUsageHandler(JobsBase):
     path = "queues/usage"
     endpoints = {
         "get": Endpoint(
@@ -78,12 +78,10 @@ class QueueUsageHandler(AccelHandler):
 
     @web.authenticated
     async def get(self) -> None:
-        import asyncio
-
         hub = await self.synced_hub()
 
         def compute() -> str:
             behind = sorted({(q.get("spec") or {}).get("clusterQueue", "") for q in hub.items("localqueues")} - {""})
             return self.accel.utilization_service(hub).for_queues(behind).model_dump_json()
 
-        self.send_body(await asyncio.get_running_loop().run_in_executor(None, compute))
+        self.send_body(await self.blocking(compute))

@@ -12,6 +12,7 @@ from ..models.base import FieldError
 from ..models.jobs import JobRequest, ScriptInterpreter
 from . import labels as L
 from .accelerators import vendor_of
+from .builders.raycluster import WORKER_GROUP
 from .builders.script import MAX_SCRIPT_BYTES, script_size
 from .kinds import KINDS, KindSpec, kinds_taking, spec_for
 from .resources import parse_quantity
@@ -144,8 +145,8 @@ def validate_job_request(
     return errors
 
 
-# the first worker group's name (builders/raycluster.WORKER_GROUP) and the head's: Kueue names PodSets after them
-RESERVED_GROUPS = ("head", "workers")
+# the head's name and the first worker group's: Kueue names PodSets after them
+RESERVED_GROUPS = ("head", WORKER_GROUP)
 
 
 def _group_errors(request: JobRequest, known_accelerators: Sequence[str]) -> list[tuple[str, str]]:
@@ -162,8 +163,9 @@ def _group_errors(request: JobRequest, known_accelerators: Sequence[str]) -> lis
             out.append((f"{at}.name", f"{group.name!r} names another group of this job already"))
         seen.add(group.name)
         if group.max_workers is not None:
-            if request.kind.value != "ray-cluster":
-                out.append((f"{at}.max_workers", "only for kind ray-cluster (an interactive cluster autoscales)"))
+            if "max_workers" not in spec_for(request.kind).request_fields:  # the kinds that autoscale take max_workers
+                autoscaling = _kinds(kinds_taking("max_workers"))
+                out.append((f"{at}.max_workers", f"only for kind {autoscaling} (an interactive cluster autoscales)"))
             elif group.max_workers < group.workers:
                 out.append((f"{at}.max_workers", f"at least workers ({group.workers})"))
         if group.accelerators and group.accelerators.resource not in known_accelerators:

@@ -290,15 +290,11 @@ class AccelClient:
         return self._parse("FitResponse", self._call("POST", "fit", body=self._request_body(request)))
 
     def jobs(self, scope: str = "mine") -> BaseModel:
-        if scope not in ("mine", "namespace"):
-            raise AccelError(f"scope: {scope!r} is not allowed; use mine or namespace", field="scope")
-        return self._get("jobs", "JobsResponse", scope=scope)
+        return self._get("jobs", "JobsResponse", scope=_scope(scope))
 
     def utilization(self, scope: str = "mine") -> Any:
         """The running jobs' accelerator use (the cluster's metrics API): now, the last half hour, idle warnings."""
-        if scope not in ("mine", "namespace"):
-            raise AccelError(f"scope: {scope!r} is not allowed; use mine or namespace", field="scope")
-        return self._get("utilization", "UtilizationResponse", scope=scope)
+        return self._get("utilization", "UtilizationResponse", scope=_scope(scope))
 
     def job_utilization(self, kind: str, name: str) -> Any:
         """One job's devices over its life: utilization and memory per device."""
@@ -441,3 +437,10 @@ class AccelClient:
             kinds = ", ".join(sorted(str(j.kind) for j in matches))
             raise AccelError(f"Several jobs are named {name!r} ({kinds}); pass --kind.", 409, field="kind")
         return matches[0]
+
+
+def _scope(scope: str) -> str:
+    """`mine` or `namespace`; anything else is refused before a round trip, naming the field."""
+    if scope not in ("mine", "namespace"):
+        raise AccelError(f"scope: {scope!r} is not allowed; use mine or namespace", field="scope")
+    return scope

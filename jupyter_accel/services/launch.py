@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..domain.builders import Build, build
 from ..domain.builders.common import BuildContext
-from ..domain.builders.raycluster import WORKER_GROUP
+from ..domain.builders.raycluster import growth
 from ..domain.builders.script import workdir_limit
 from ..domain.fit import check_fit
 from ..domain.hardware_profiles import apply_profile, list_profiles
@@ -133,9 +133,7 @@ def fit(hub: Caches, registry: AcceleratorRegistry, settings: JobSettings, reque
 
 def growth_note(request: JobRequest) -> str | None:
     """What the verdict does not cover when a Ray cluster autoscales: it is judged at its starting size."""
-    tops = [(WORKER_GROUP, request.workers, request.max_workers)]
-    tops += [(g.name, g.workers, g.max_workers) for g in request.worker_groups]
-    grows = [f"{name} from {low} to {top}" for name, low, top in tops if top is not None and top > low]
+    grows = [f"{name} from {low} to {top}" for name, low, top in growth(request)]
     if not grows:
         return None
     return (

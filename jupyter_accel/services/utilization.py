@@ -72,13 +72,16 @@ class QueryCache:
                 hit = self._fresh(key)
             if hit is not None:
                 return hit
-            value = fetch()
+            try:
+                value = fetch()
+            finally:  # a failed fetch leaves no lock behind: the next caller asks again
+                with self._lock:
+                    self._asking.pop(key, None)
             now = time.monotonic()
             with self._lock:
                 if len(self._items) >= self.size:
                     self._items = {k: v for k, v in self._items.items() if now - v[0] < self.ttl}
                 self._items[key] = (now, value)
-                self._asking.pop(key, None)
             return value
 
     def _fresh(self, key: tuple[Any, ...]) -> list[dict[str, Any]] | None:
@@ -123,13 +126,9 @@ class UtilizationService:
         out = []
         for job in held:
             mine = _of_job(found, job)
-            util = [d.util for d in mine]
-            points = U.mean_series(util)
+            points = U.mean_series([d.util for d in mine])
             used = [d.mem_used[-1][1] for d in mine if d.mem_used]
-            idle_for = U.idle_seconds(util, self.settings.idle_percent, LIST_STEP) if util else None
-            warn = None
-            if idle_for is not None and self.settings.idle_seconds and idle_for >= self.settings.idle_seconds:
-                warn = U.idle_sentence(len(mine), points[-1][1] if points else 0.0, idle_for)
+            idle_for, warn = self._idle(mine, LIST_STEP)
             out.append(
                 JobUtilization(
                     kind=job.kind,
@@ -192,11 +191,7 @@ class UtilizationService:
                 "run on their nodes, or it does not label its series with the pods using the devices."
             )
         else:
-            util = [d.util for d in mine]
-            idle_for = U.idle_seconds(util, self.settings.idle_percent, step)
-            if idle_for is not None and self.settings.idle_seconds and idle_for >= self.settings.idle_seconds:
-                mean = U.mean_series(util)
-                detail.idle = U.idle_sentence(len(mine), mean[-1][1] if mean else 0.0, idle_for)
+            detail.idle = self._idle(mine, step)[1]
         return detail
 
     # -- the queues behind this namespace's LocalQueues --------------------------------------------------
@@ -246,6 +241,15 @@ class UtilizationService:
             available=True, message=f"{self._from()} Kueue's own metrics of its ClusterQueues."
         )
         return answer
+
+    def _idle(self, devices: Sequence[U.Device], step: float) -> tuple[int | None, str | None]:
+        """How long every device has been idle (None: no samples), and the warning once that is the admin's time."""
+        util = [d.util for d in devices]
+        idle_for = U.idle_seconds(util, self.settings.idle_percent, step) if util else None
+        if idle_for is None or not self.settings.idle_seconds or idle_for < self.settings.idle_seconds:
+            return idle_for, None
+        mean = U.mean_series(util)
+        return idle_for, U.idle_sentence(len(devices), mean[-1][1] if mean else 0.0, idle_for)
 
     # -- the queries --------------------------------------------------------------------------------------
     def _devices(

@@ -240,7 +240,7 @@ export function submitRayJob(
     ? { entrypoint, runtime_env: runtimeEnv }
     : { entrypoint };
   return requestAPI<{ submission_id: string }>(
-    `${jobPath(kind, name)}/dashboard/api/jobs/`,
+    rayJobsPath(kind, name),
     settings,
     { method: 'POST', body: JSON.stringify(body) }
   );
@@ -292,6 +292,17 @@ export function fetchQueueUsage(
   settings: ServerConnection.ISettings
 ): Promise<QueueUsageResponse> {
   return requestAPI<QueueUsageResponse>('queues/usage', settings);
+}
+
+/** Ray's Jobs API of a job's cluster behind the dashboard proxy: the list, or one submission (its `logs`). */
+export function rayJobsPath(
+  kind: JobKind,
+  name: string,
+  submission?: string,
+  rest = ''
+): string {
+  const one = submission ? `${encodeURIComponent(submission)}${rest}` : '';
+  return `${jobPath(kind, name)}/dashboard/api/jobs/${one}`;
 }
 
 /** `jobs/{kind}/{name}`, with both parts escaped. */

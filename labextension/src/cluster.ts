@@ -73,6 +73,16 @@ export interface IJobTransition {
 type Key = 'inventory' | 'profiles' | 'queues' | 'jobs';
 const KEYS: Key[] = ['inventory', 'profiles', 'queues', 'jobs'];
 
+/** One job's row of a utilization answer, if it has one. */
+export function utilizationOf(
+  answer: UtilizationResponse | null,
+  job: Pick<JobView, 'kind' | 'name'>
+): JobUtilization | null {
+  return (
+    answer?.jobs?.find(j => j.kind === job.kind && j.name === job.name) ?? null
+  );
+}
+
 /** `kind/name`: a job's identity within the namespace. */
 export function jobKey(job: Pick<JobView, 'kind' | 'name'>): string {
   return `${job.kind}/${job.name}`;
@@ -168,15 +178,6 @@ export class ClusterModel implements IDisposable {
   /** The running jobs' utilization, or null before the first answer. */
   get utilization(): UtilizationResponse | null {
     return this._utilization;
-  }
-
-  /** One job's row of the utilization answer. */
-  utilizationOf(job: Pick<JobView, 'kind' | 'name'>): JobUtilization | null {
-    return (
-      this._utilization?.jobs?.find(
-        j => j.kind === job.kind && j.name === job.name
-      ) ?? null
-    );
   }
 
   get queueUsage(): QueueUsageResponse | null {

@@ -99,10 +99,16 @@ def ray_cluster_spec(request: JobRequest, ctx: C.BuildContext, name: str) -> dic
     return spec
 
 
+def growth(request: JobRequest) -> list[tuple[str, int, int]]:
+    """(group, starting workers, most workers) of each worker group that may grow past its starting size."""
+    bounds = [(WORKER_GROUP, request.workers, request.max_workers)]
+    bounds += [(g.name, g.workers, g.max_workers) for g in request.worker_groups]
+    return [(name, low, top) for name, low, top in bounds if top is not None and top > low]
+
+
 def autoscales(request: JobRequest) -> bool:
     """Some group may grow past its starting size (Ray's autoscaler runs beside the head)."""
-    bounds = [(request.workers, request.max_workers), *((g.workers, g.max_workers) for g in request.worker_groups)]
-    return any(top is not None and top > low for low, top in bounds)
+    return bool(growth(request))
 
 
 def _worker_group(

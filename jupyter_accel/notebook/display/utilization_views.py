@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .blocks import Block, Heading, Para, Table
+from .blocks import DASH, Block, Heading, Para, Table
 from .format import kind_text, sparkline
 
-DASH = "—"
+SIMULATED = Para("Simulated devices: the figures are each container's CPU and memory use.", muted=True)
 
 
 def _pct(value: float | None) -> str:
@@ -39,7 +39,7 @@ def utilization_blocks(m: Any) -> list[Block]:
             )
         )
     if any(j.simulated for j in m.jobs):
-        out.append(Para("Simulated devices: the figures are each container's CPU and memory use.", muted=True))
+        out.append(SIMULATED)
     return out
 
 
@@ -70,5 +70,5 @@ def job_utilization_blocks(m: Any) -> list[Block]:
             )
         out.append(Table(["pod", "device", "now", "mean", "max", "recent", "memory"], rows))
         if any(d.simulated for d in m.devices):
-            out.append(Para("Simulated devices: the figures are the container's CPU and memory use.", muted=True))
+            out.append(SIMULATED)
     return out

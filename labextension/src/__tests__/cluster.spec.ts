@@ -6,7 +6,8 @@ import {
   IChangeSource,
   IJobTransition,
   jobTransitions,
-  keysForTopics
+  keysForTopics,
+  utilizationOf
 } from '../cluster';
 import type { IChange, StreamState } from '../sse';
 
@@ -298,7 +299,8 @@ describe('accelerator utilization in the model', () => {
     await model.pollMetrics();
     expect(asked).toBe(1);
     expect(
-      model.utilizationOf({ kind: 'pytorch', name: 'train-1' })?.percent
+      utilizationOf(model.utilization, { kind: 'pytorch', name: 'train-1' })
+        ?.percent
     ).toBe(80);
     await model.pollMetrics(); // within the interval: not asked again
     expect(asked).toBe(1);

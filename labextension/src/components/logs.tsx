@@ -7,7 +7,7 @@
 import { ServerConnection } from '@jupyterlab/services';
 import * as React from 'react';
 
-import { jobPath, JobKind, requestAPI } from '../api';
+import { JobKind, rayJobsPath, requestAPI } from '../api';
 import type { LogPod } from '../api';
 import type { IJobRef } from '../detail';
 import { LogBuffer, streamLogs } from '../logs';
@@ -209,12 +209,14 @@ export function RayJobOutput(props: {
   React.useEffect(() => {
     let live = true;
     let timer: ReturnType<typeof setTimeout> | null = null;
-    const base = `${jobPath(props.kind as JobKind, props.name)}/dashboard/api/jobs/${encodeURIComponent(props.submission)}`;
+    const kind = props.kind as JobKind;
+    const recordPath = rayJobsPath(kind, props.name, props.submission);
+    const logsPath = rayJobsPath(kind, props.name, props.submission, '/logs');
     const read = async (): Promise<void> => {
       try {
         const [record, logs] = await Promise.all([
-          requestAPI<{ status?: string }>(base, props.settings),
-          requestAPI<{ logs?: string }>(`${base}/logs`, props.settings)
+          requestAPI<{ status?: string }>(recordPath, props.settings),
+          requestAPI<{ logs?: string }>(logsPath, props.settings)
         ]);
         if (!live) {
           return;

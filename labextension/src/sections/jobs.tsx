@@ -8,7 +8,7 @@ import type {
   UtilizationResponse
 } from '../api';
 import { Sparkline } from '../components/charts';
-import { IResource, jobKey } from '../cluster';
+import { IResource, jobKey, utilizationOf } from '../cluster';
 import { acceleratorsText, formatAge, kindBadge, kindLabel } from '../present';
 import {
   NotVisible,
@@ -136,11 +136,7 @@ function JobList(props: {
               actions={props.actions}
               readOnly={props.readOnly}
               now={props.now}
-              use={
-                props.utilization?.jobs?.find(
-                  u => u.kind === job.kind && u.name === job.name
-                ) ?? null
-              }
+              use={utilizationOf(props.utilization, job)}
             />
           ))}
         </ul>
