@@ -147,10 +147,11 @@ b_coredns() { wrapped "$HERE/coredns" . "$1/coredns"; }
 b_image() {  # a Debian rootfs with Python and ray[default], as an OCI archive (no registry involved)
   bash "$HERE/node-image.sh" "$1"
 }
+b_workbench() { bash "$HERE/workbench-image.sh" "$1"; }  # the real workbench's base layer (JupyterLab, Ray client)
 
 key() { local d=$HERE/$1; [ -f "$d/go.mod" ] && echo "$d/go.mod $d/go.sum"; }
 FAILED=0
-NODE_PARTS="kubelet containerd runc cni-plugins coredns node-image"
+NODE_PARTS="kubelet containerd runc cni-plugins coredns node-image workbench-image"
 want=${*:-"kube-apiserver etcd kwok kube-controlplane kueue kuberay training-operator jobset trainer-controller prometheus $NODE_PARTS"}
 # shellcheck disable=SC2046
 for c in $want; do case $c in
@@ -170,6 +171,7 @@ for c in $want; do case $c in
   cni-plugins)       build cni-plugins "$CNI_PLUGINS_VERSION" "$(entry cni-plugins "$CNI_PLUGINS_VERSION")" b_cni ;;
   coredns)           build coredns "$COREDNS_VERSION" "$(entry coredns "$COREDNS_VERSION" $(key coredns) "$HERE/coredns/main.go")" b_coredns ;;
   node-image)        build node-image "$RAY_VERSION" "$(entry node-image "$RAY_VERSION-$NODE_IMAGE_SUITE" "$HERE/node-image.sh")" b_image ;;
+  workbench-image)   build workbench-image "$WORKBENCH_JUPYTERLAB_VERSION" "$(entry workbench-image "$WORKBENCH_JUPYTERLAB_VERSION-$WORKBENCH_JUPYTER_SERVER_VERSION-$RAY_VERSION-$NODE_IMAGE_SUITE" "$HERE/workbench-image.sh")" b_workbench ;;
   *) echo "unknown component $c"; FAILED=1 ;;
 esac; done
 echo "status files: $ROOT/status/"

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import json
 import os
 import shlex
 import signal
@@ -135,6 +137,27 @@ def cmd_not_run(args) -> int:
     return 1 if absent else 0
 
 
+def cmd_workbench(args) -> int:
+    """Deploy the real workbench (devcluster/workbench.py) on a running cluster and forward it to loopback; the
+    port-forward stays (its own session) until `down`. Prints export lines: its URL and timings."""
+    from . import workbench
+
+    cluster = Cluster.attach(_run_dir(args))
+    if cluster.node_image() is None:
+        print("devcluster: the real workbench needs the real node, which this cluster does not run", file=sys.stderr)
+        return 1
+    pid_file = cluster.run / "workbench-port-forward.pid"
+    if pid_file.is_file():  # a second deploy: the old forward's pod is replaced, so is the forward
+        with contextlib.suppress(OSError, ValueError):
+            os.killpg(int(pid_file.read_text()), signal.SIGTERM)
+    timings = workbench.deploy(cluster, Path(args.wheel), timeout=args.timeout)
+    proc, url = workbench.port_forward(cluster)
+    pid_file.write_text(str(proc.pid))
+    print(f"# the real workbench: {json.dumps(timings)}")
+    print(f"export JA_WORKBENCH_URL={shlex.quote(url)}")
+    return 0
+
+
 def cmd_build(args) -> int:
     return subprocess.call(["bash", str(HERE / "build.sh"), *args.components])
 
@@ -180,6 +203,10 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser(
         "not-run", help="print what this machine's runs leave out (absent components, and why); exit 1 if any"
     )
+    wb = sub.add_parser("workbench", help="deploy the real workbench (the wheel's image) and forward it to loopback")
+    wb.add_argument("--wheel", required=True, help="the jupyter-accel wheel to install in the image")
+    wb.add_argument("--timeout", type=float, default=300, help="seconds to wait for the pod to be Ready")
+    wb.add_argument("--run-dir", help=f"run directory (default $JA_DEVCLUSTER_RUNDIR or {DEMO_RUN_DIR})")
     build = sub.add_parser("build", help="build the binaries into the cache (wraps devcluster/build.sh)")
     build.add_argument("components", nargs="*")
     reap = sub.add_parser("_reap")
@@ -192,6 +219,7 @@ def main(argv: list[str] | None = None) -> int:
         "status": cmd_status,
         "env": cmd_env,
         "build": cmd_build,
+        "workbench": cmd_workbench,
         "not-run": cmd_not_run,
         "_reap": cmd_reap,
     }[args.cmd]

@@ -499,6 +499,9 @@ class Cluster:
             if "trainer-controller" in found:
                 real.relay("trainer-status-relay", pki.NODE_IP, manifests.TRAINER_STATUS_PORT,
                            self.run / "trainer-status.sock")  # fmt: skip
+            # the API server for pods that use it in-cluster (the real workbench, devcluster/workbench.py): the
+            # node address, on the host's UNIX-socket bridge; its serving certificate names that address
+            real.relay("apiserver-pod-relay", pki.NODE_IP, pki.POD_API_PORT, self.run / "apiserver.sock")
             self._mark("node-started", t0)
 
         # readiness, in start order (they have all been coming up concurrently)
@@ -528,6 +531,8 @@ class Cluster:
             self.components["node-image"]["image"] = real.image
             for n in realnode.NODE_PARTS:
                 self._ready(n, t0)
+            if "workbench-image" in found:  # built; a workbench runs when asked (`python -m devcluster workbench`)
+                self._ready("workbench-image", t0)
         if "prometheus" in found:
             self._start_prometheus(found["prometheus"], real, timeout)
             self._ready("prometheus", t0)
@@ -747,6 +752,10 @@ class Cluster:
                 kind = "MutatingWebhookConfiguration" if "mutating" in name else "ValidatingWebhookConfiguration"
                 with contextlib.suppress(OSError, ApiError):
                     self.admin.delete("admissionregistration.k8s.io/v1", kind, name)
+        forward = self.run / "workbench-port-forward.pid"  # the real workbench's port-forward (cli workbench)
+        if forward.is_file():
+            with contextlib.suppress(OSError, ValueError):
+                os.killpg(int(forward.read_text()), signal.SIGTERM)
         staged = {n for stage in STOP_STAGES for n in stage}
         stages = [[n for n in self.recorded if n not in staged], *STOP_STAGES]
         for stage in stages:

@@ -1,4 +1,4 @@
-"""Write a one-layer OCI image archive (an OCI image layout in a tar) from a rootfs tarball.
+"""Write an OCI image archive (an OCI image layout in a tar) from rootfs / layer tarballs.
 
 The real node's containerd imports it with `ctr images import` (no registry): the layout's index names the image
 through the `io.containerd.image.name` and `org.opencontainers.image.ref.name` annotations.
@@ -23,14 +23,18 @@ def _digest(path: Path) -> tuple[str, int]:
     return h.hexdigest(), path.stat().st_size
 
 
-def write_archive(rootfs: Path, out: Path, ref: str, env: list[str], cmd: list[str]) -> str:
-    layer_hex, layer_size = _digest(rootfs)
+def write_archive(
+    rootfs: Path | list[Path], out: Path, ref: str, env: list[str], cmd: list[str], history: list[str] | None = None
+) -> str:
+    """`rootfs`: one layer tar, or several, lowest first (uncompressed, so each digest is also its diff id)."""
+    layers = [rootfs] if isinstance(rootfs, Path) else list(rootfs)
+    digests = [_digest(p) for p in layers]
     config = {
         "architecture": "amd64",
         "os": "linux",
         "config": {"Env": env, "Cmd": cmd, "WorkingDir": "/"},
-        "rootfs": {"type": "layers", "diff_ids": [f"sha256:{layer_hex}"]},
-        "history": [{"created_by": "devcluster/node-image.sh (mmdebstrap + pip)"}],
+        "rootfs": {"type": "layers", "diff_ids": [f"sha256:{h}" for h, _ in digests]},
+        "history": [{"created_by": h} for h in (history or ["devcluster/node-image.sh (mmdebstrap + pip)"])],
     }
     config_b = json.dumps(config, sort_keys=True).encode()
     manifest = {
@@ -42,7 +46,8 @@ def write_archive(rootfs: Path, out: Path, ref: str, env: list[str], cmd: list[s
             "size": len(config_b),
         },
         "layers": [
-            {"mediaType": "application/vnd.oci.image.layer.v1.tar", "digest": f"sha256:{layer_hex}", "size": layer_size}
+            {"mediaType": "application/vnd.oci.image.layer.v1.tar", "digest": f"sha256:{h}", "size": size}
+            for h, size in digests
         ],
     }
     manifest_b = json.dumps(manifest, sort_keys=True).encode()
@@ -74,7 +79,8 @@ def write_archive(rootfs: Path, out: Path, ref: str, env: list[str], cmd: list[s
         add_bytes(tar, "index.json", json.dumps(index).encode())
         add_bytes(tar, f"blobs/sha256/{manifest_hex}", manifest_b)
         add_bytes(tar, f"blobs/sha256/{hashlib.sha256(config_b).hexdigest()}", config_b)
-        tar.add(rootfs, arcname=f"blobs/sha256/{layer_hex}")
+        for path, (h, _) in zip(layers, digests, strict=True):
+            tar.add(path, arcname=f"blobs/sha256/{h}")
     tmp.replace(out)
     return f"sha256:{manifest_hex}"
 

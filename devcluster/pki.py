@@ -34,6 +34,8 @@ class Identity:
 # The real node's name and its address, which lives only inside the node's own network namespace.
 NODE_NAME = "devcluster-node"
 NODE_IP = "10.89.0.1"
+# where pods of the real node reach the API server in-cluster (KUBERNETES_SERVICE_HOST/PORT): a relay on the node
+POD_API_PORT = 6443
 
 # Control-plane components and operators run with full rights (as on most clusters' system identities),
 # but each under its own name so audit lines and `kubectl get events` tell them apart.
@@ -164,7 +166,7 @@ def generate(pki: Path, apiserver_url: str) -> None:
         server=True,
         dns=["localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc",
              "kubernetes.default.svc.cluster.local"],
-        ips=["127.0.0.1", "10.0.0.1"],
+        ips=["127.0.0.1", "10.0.0.1", NODE_IP],  # NODE_IP: pods' in-cluster clients (POD_API_PORT)
     )  # fmt: skip
     write(pki / "apiserver.crt", cert_pem(c), 0o644)
     write(pki / "apiserver.key", key_pem(k))

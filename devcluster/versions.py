@@ -29,6 +29,12 @@ BINARIES: dict[str, tuple[str, tuple[str, ...], str]] = {
     "cni-plugins": ("cni-plugins", ("bridge", "loopback", "host-local"), "CNI_PLUGINS_VERSION"),
     "coredns": ("coredns", ("coredns",), "COREDNS_VERSION"),
     "node-image": ("node-image", ("runtime-image.tar", "runtime-image.ref"), "RAY_VERSION"),
+    # the real workbench's base layer (devcluster/workbench.py lays the wheel on it)
+    "workbench-image": (
+        "workbench-image",
+        ("workbench-base.tar", "workbench-base.freeze"),
+        "WORKBENCH_JUPYTERLAB_VERSION",
+    ),
     "jobset": ("jobset", ("jobset",), "JOBSET_VERSION"),
     "trainer-controller": ("trainer-controller", ("trainer-controller-manager",), "TRAINER_VERSION"),
     "prometheus": ("prometheus", ("prometheus",), "PROMETHEUS_VERSION"),
@@ -86,7 +92,7 @@ def declared() -> dict[str, Declared]:
             raise ValueError(f"{path}: unknown component {name!r}; allowed: {sorted(BINARIES)}")
         present = bool(entry.get("present", True))
         reason = str(entry.get("reason", ""))
-        if present and name in NODE_PARTS and os.geteuid() != 0:
+        if present and (name in NODE_PARTS or name == "workbench-image") and os.geteuid() != 0:
             present, reason = False, NODE_NEEDS_ROOT
         if not present and not reason:
             raise ValueError(f"{path}: component {name!r} is absent but has no 'reason'")

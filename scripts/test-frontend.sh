@@ -76,6 +76,23 @@ if [ "${JA_UI_CLUSTER:-1}" != "0" ]; then
   }
   step "devcluster up" start_cluster
   export JA_UI_CLUSTER=1 JUPYTER_ACCEL_NAMESPACE="${JUPYTER_ACCEL_NAMESPACE:-team-a}"
+  # the real workbench (where the real node runs): this tree's wheel in a JupyterLab image on that node, reached
+  # through the API server; tests/workbench.pod.spec.ts runs against it (JA_WORKBENCH_URL)
+  start_workbench() {
+    local dist exports
+    dist="$RUN_DIR/dist"
+    (cd "$ROOT" && python -m build --wheel --no-isolation --outdir "$dist" . >"$RUN_DIR/wheel.log" 2>&1) \
+      || { tail -20 "$RUN_DIR/wheel.log"; return 1; }
+    exports="$(cd "$ROOT" && python -m devcluster workbench --run-dir "$RUN_DIR" --wheel "$dist"/jupyter_accel-*.whl)" \
+      || return 1
+    echo "$exports" | grep '^#'
+    eval "$(grep '^export ' <<<"$exports")"
+  }
+  if [ -n "${JA_NODE_IMAGE:-}" ]; then
+    step "the real workbench (image, pod, port-forward)" start_workbench
+  else
+    echo "the real workbench is not run: the devcluster runs no real node (it needs root)"
+  fi
 else
   export JA_UI_CLUSTER=0
 fi

@@ -69,7 +69,7 @@ def workbench_view(
                 name=name,
                 namespace=namespace,
                 visibility=Visibility(visible=False, message=refused),
-                message=f"Workbench {name} is not visible to your account.",
+                message=f"Workbench {name} is not visible to your account: {refused}.",
             )
         return WorkbenchView(name=name, namespace=namespace, message=f"No Notebook named {name} in {namespace}.")
     meta = nb.get("metadata") or {}

@@ -63,8 +63,8 @@ class WorkbenchService:
         try:
             return self.writer.get(notebook_ref(self.namespace, self.name)), None
         except WriteError as exc:
-            if exc.status in (401, 403):
-                return None, f"not visible to your account: {exc.message}"
+            if exc.status in (401, 403):  # what to ask for, not the API server's sentence
+                return None, f"an admin must allow get on notebooks (kubeflow.org) in {self.namespace}"
             raise refusal(exc, {"kind": "Notebook"}) from None
 
     def _namespace(self) -> dict[str, Any] | None:

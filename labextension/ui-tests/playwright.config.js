@@ -29,6 +29,10 @@ if (cluster && !clusterKubeconfig) {
   );
 }
 const CLUSTER_SPEC = /cluster\.spec\.ts$/;
+// JA_WORKBENCH_URL (scripts/test-frontend.sh, `python -m devcluster workbench`): the real workbench pod, reached
+// through the API server; tests/workbench.pod.spec.ts runs against it, and no server of this config serves it.
+const workbenchURL = process.env.JA_WORKBENCH_URL || '';
+const WORKBENCH_SPEC = /workbench\.pod\.spec\.ts$/;
 
 const jupyter = (serverPort, env) => ({
   command: `${path.join(venv, 'bin', 'jupyter')} lab --config jupyter_server_test_config.py`,
@@ -75,13 +79,26 @@ module.exports = {
     }
   },
   projects: [
-    { name: 'no-cluster', testIgnore: CLUSTER_SPEC, use: { baseURL } },
+    {
+      name: 'no-cluster',
+      testIgnore: [CLUSTER_SPEC, WORKBENCH_SPEC],
+      use: { baseURL }
+    },
     ...(cluster
       ? [
           {
             name: 'cluster',
             testMatch: CLUSTER_SPEC,
             use: { baseURL: clusterURL }
+          }
+        ]
+      : []),
+    ...(workbenchURL
+      ? [
+          {
+            name: 'workbench-pod',
+            testMatch: WORKBENCH_SPEC,
+            use: { baseURL: workbenchURL }
           }
         ]
       : [])

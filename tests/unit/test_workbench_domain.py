@@ -50,8 +50,10 @@ def test_view_reads_the_named_container_and_its_accelerators():
     assert view.stopped and view.kueue_managed is False and view.hardware_profile == "h100"
     assert "stopped" in view.message and "2 nvidia.com/gpu" in view.message
     assert workbench_view("wb", "team-a", nb, REGISTRY).kueue_managed is None  # namespace unreadable: unknown
-    refused = workbench_view("wb", "team-a", None, REGISTRY, refused="not visible to your account: no")
+    why = "an admin must allow get on notebooks (kubeflow.org) in team-a"
+    refused = workbench_view("wb", "team-a", None, REGISTRY, refused=why)
     assert not refused.found and not refused.visibility.visible
+    assert refused.message == f"Workbench wb is not visible to your account: {why}."  # said once, with the ask
     assert workbench_view(None, None, None, REGISTRY).message.startswith("This server does not run in a workbench")
 
 

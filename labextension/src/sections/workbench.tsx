@@ -11,7 +11,6 @@ import type {
   WorkbenchProfileResponse,
   WorkbenchView
 } from '../api';
-import { NotVisible } from '../components/common';
 import { FitVerdict } from './launch';
 
 export interface IWorkbenchActions {
@@ -91,7 +90,7 @@ export function WorkbenchSection(props: {
     <div className="jp-accel-workbench">
       {view && (
         <>
-          <NotVisible visibility={view.visibility} what="This workbench is" />
+          {/* the message says it when the Notebook is not visible, and what an admin must allow */}
           <p className="jp-accel-workbench-message">{view.message}</p>
           {view.found && view.queue && (
             <p className="jp-accel-muted">
