@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import http.client
 import json
 import os
@@ -57,11 +58,12 @@ from scale_load import (  # noqa: E402
     StatusProbe,
     apiserver_reads,
     load,
+    load_in_processes,
     loop_held,
     rss_mib,
     save_result,
 )
-from scale_table import table  # noqa: E402
+from scale_table import BASELINE, BASELINE_ONE, BASELINE_PACED, table  # noqa: E402
 
 from devcluster.cluster import Cluster  # noqa: E402
 from devcluster.jupyter_server import JupyterProcess, ReadServiceProcess  # noqa: E402
@@ -99,6 +101,13 @@ def baseline_inventory(api_client: Any) -> Callable[[], bool]:
         return bool(inventory.summary.model_dump_json())
 
     return request
+
+
+def baseline_from_kubeconfig(kubeconfig: str) -> Callable[[], bool]:
+    """A baseline client in a process of its own (scale_load.load_in_processes): its own API client."""
+    from kubernetes import config as kconfig
+
+    return baseline_inventory(kconfig.new_client_from_config(kubeconfig))
 
 
 # -- the run --------------------------------------------------------------------------------------------------
@@ -218,21 +227,31 @@ def run(
         result["push"] = change_to_event(http_, server, rest)
         log(f"  change to push event: {result['push']}")
 
-        # the baseline, with the same clients (its p99 is bounded by the window: a request still running is not
-        # counted, so its true p99 is worse, never better)
-        from kubernetes import config as kconfig
-
-        api_client = kconfig.new_client_from_config(str(cluster.kubeconfig("admin")))
-        api_client.configuration.connection_pool_maxsize = clients
-        api_client.rest_client.pool_manager.connection_pool_kw["maxsize"] = clients
+        # the baseline, each client in a process of its own (as the soak run's): one client alone (what one
+        # request costs), the same number of clients paced as the sidebars were, and back to back (saturated)
+        make = functools.partial(baseline_from_kubeconfig, str(cluster.kubeconfig("admin")))
+        rows["GET inventory, 1 client"] = load(lambda: http_.get("/accel/v1/inventory")[0] == 200, 1, seconds)
         before = apiserver_reads(rest)
-        rows["baseline: list nodes and pods per request"] = load(baseline_inventory(api_client), clients, seconds)
+        for name, n, every in (
+            (BASELINE_ONE, 1, None),
+            (BASELINE_PACED.format(clients=clients, every=PACE), clients, PACE),
+            (BASELINE, clients, None),
+        ):
+            rows[name] = load_in_processes(make, n, seconds, every)
+            log(f"  {name}: {rows[name]}")
         result["apiserver_reads"]["baseline_load"] = apiserver_reads(rest) - before
-        log(f"  baseline: {rows['baseline: list nodes and pods per request']}")
         result["rows"] = rows
-        product, base = rows["GET inventory"], rows["baseline: list nodes and pods per request"]
+        product, base = rows["GET inventory"], rows[BASELINE]
         result["ratio_p50"] = _ratio(base["p50_ms"], product["p50_ms"])
         result["ratio_p99"] = _ratio(base["p99_ms"], product["p99_ms"])
+        # per request, nothing queued: one client each
+        one, base_one = rows["GET inventory, 1 client"], rows[BASELINE_ONE]
+        result["ratio_one_p50"] = _ratio(base_one["p50_ms"], one["p50_ms"])
+        paced, base_paced = (
+            rows[f"GET inventory, each client every {PACE} s"],
+            rows[BASELINE_PACED.format(clients=clients, every=PACE)],
+        )
+        result["ratio_paced_p99"] = _ratio(base_paced["p99_ms"], paced["p99_ms"])
     finally:
         if server is not None:
             server.stop()

@@ -7,12 +7,14 @@ from __future__ import annotations
 import contextlib
 import http.client
 import json
+import multiprocessing
 import random
 import re
 import sys
 import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -80,7 +82,19 @@ class Http:
 def load(fn: Callable[[], bool], clients: int, seconds: float, every: float | None = None) -> dict[str, Any]:
     """`clients` threads call fn for `seconds`; fn returns whether the answer was good. Back to back (a closed
     loop: the latency is mostly the queue of the other clients, the rate the server's capacity), or with `every`,
-    each client once every that many seconds from a random start (what a number of open sidebars ask)."""
+    each client once every that many seconds from a random start (what a number of open sidebars ask). A request
+    sent inside the window is counted when it ends, however late (the threads are waited for up to 120 s past it)."""
+    latencies, errors, first_error, elapsed = raw_load(fn, clients, seconds, every)
+    out = summary(latencies, elapsed, errors)
+    if first_error:
+        out["first_error"] = first_error
+    return out
+
+
+def raw_load(
+    fn: Callable[[], bool], clients: int, seconds: float, every: float | None = None
+) -> tuple[list[float], int, str | None, float]:
+    """load()'s measurements: latencies of good answers, errors, the first error's text, seconds it took."""
     latencies: list[float] = []
     errors = [0]
     first_error: list[str] = []
@@ -115,9 +129,35 @@ def load(fn: Callable[[], bool], clients: int, seconds: float, every: float | No
         t.start()
     for t in threads:
         t.join(seconds + 120)
-    out = summary(latencies, time.monotonic() - t0, errors[0])
-    if first_error:
-        out["first_error"] = first_error[0]
+    return latencies, errors[0], first_error[0] if first_error else None, time.monotonic() - t0
+
+
+def _one_process(make: Callable[[], Callable[[], bool]], seconds: float, every: float | None, start_at: float):
+    """One client in a process of its own: made there (its own connections), started with the others."""
+    fn = make()
+    time.sleep(max(0.0, start_at - time.time()))
+    return raw_load(fn, 1, seconds, every)
+
+
+def load_in_processes(
+    make: Callable[[], Callable[[], bool]], clients: int, seconds: float, every: float | None = None
+) -> dict[str, Any]:
+    """load() with each client in a process of its own (as the soak run's clients are): a client that decodes
+    large lists then shares no interpreter, GIL or memory with the others or with the benchmark. `make` (picklable)
+    builds a client's request function in its process; all start together once every process is up."""
+    ctx = multiprocessing.get_context("spawn")
+    start_at = (
+        time.time() + 5 + 0.4 * clients
+    )  # a spawned interpreter imports the client's modules first; one late starts late
+    with ProcessPoolExecutor(max_workers=clients, mp_context=ctx) as pool:
+        futures = [pool.submit(_one_process, make, seconds, every, start_at) for _ in range(clients)]
+        results = [f.result() for f in futures]
+    latencies = [x for r in results for x in r[0]]
+    first = next((r[2] for r in results if r[2]), None)
+    out = summary(latencies, max(r[3] for r in results), sum(r[1] for r in results))
+    out["processes"] = clients
+    if first:
+        out["first_error"] = first
     return out
 
 

@@ -36,7 +36,11 @@ def test_scale_benchmark_smoke(devcluster, tmp_path):
         assert row["requests"] > 0 and row["errors"] == 0, (name, row)
     assert result["nodes_seen"] >= scale_objects.SMOKE.nodes and result["jobs_seen"] >= scale_objects.SMOKE.jobs
     assert result["push"]["events"] == result["push"]["trials"]  # every change reached the push stream
-    assert result["ratio_p99"] is not None
+    assert (
+        result["ratio_p99"] is not None
+        and result["ratio_one_p50"] is not None
+        and result["ratio_paced_p99"] is not None
+    )
     assert "| the Jupyter server's event loop |" in text
     assert result["loop"] and all(w["samples"] > 0 for w in result["loop"].values()), result["loop"]
     assert audits and all("listening beyond loopback" not in a for a in audits), audits

@@ -196,7 +196,6 @@ test('launches a job, watches it succeed, opens its logs and deletes it', async 
     )
     .toBeLessThanOrEqual(2);
   await expect(output).not.toBeEmpty();
-  await shoot(page, 'job-detail');
 
   // Delete, with confirmation.
   await row.getByRole('button', { name: `Delete ${name}` }).click();
@@ -213,6 +212,68 @@ test('launches a job, watches it succeed, opens its logs and deletes it', async 
       }
     )
     .toBe(404);
+});
+
+test("a job on the real node: its own output in its detail (the README's screenshot)", async ({
+  page
+}) => {
+  // the job detail of the README runs on devcluster's real node: the log it shows is the job's own output,
+  // never a simulated node's fixture
+  const image = process.env.JA_NODE_IMAGE;
+  expect(image, 'the real node prints its image (JA_NODE_IMAGE)').toBeTruthy();
+  test.setTimeout(240_000);
+  const name = `real-${Date.now().toString(36)}`;
+  const created = await page.request.post('/accel/v1/jobs', {
+    data: {
+      kind: 'pytorch',
+      name,
+      image,
+      queue: process.env.JA_NODE_QUEUE || 'real-node',
+      workers: 1,
+      cpu: '500m',
+      memory: '1Gi',
+      command: [
+        'sh',
+        '-c',
+        'for step in 1 2 3; do echo "hello from $(hostname), step $step of 3"; sleep 1; done'
+      ]
+    }
+  });
+  expect(created.status(), await created.text()).toBe(201);
+  try {
+    const panel = await openPanel(page);
+    const row = section(panel, 'My jobs').locator(`[data-job="${name}"]`);
+    await expect(row).toHaveAttribute('data-status', 'Succeeded', {
+      timeout: 180_000
+    });
+    await row.getByRole('button', { name: 'Details' }).click();
+    const tab = page.locator(`#jp-accel-job-pytorch-${name}`);
+    const logs = tab.getByRole('region', { name: 'Logs' });
+    await expect(logs.getByLabel('Log state')).toHaveAttribute(
+      'data-state',
+      'ended',
+      { timeout: 30_000 }
+    );
+    const output = logs.getByLabel('Log output');
+    await expect(output).toContainText(
+      `hello from ${name}-master-0, step 3 of 3`
+    );
+    await expect(output).not.toContainText('fixture');
+    await expect(tab.getByRole('region', { name: 'Pods' })).toContainText(
+      'devcluster-node'
+    );
+    // tall enough for the timeline and the log together; no toast over the log
+    await page.setViewportSize({ width: 1400, height: 1500 });
+    for (const close of await page
+      .locator('.Toastify__toast .Toastify__close-button')
+      .all()) {
+      await close.click();
+    }
+    await output.scrollIntoViewIfNeeded();
+    await shoot(page, 'job-detail');
+  } finally {
+    await page.request.delete(`/accel/v1/jobs/pytorch/${name}`);
+  }
 });
 
 test('shows "reconnecting" while the push stream is refused, and goes quiet when hidden', async ({
