@@ -202,21 +202,16 @@ def workload_view(
 
 
 def build_workloads(
-    workloads: list[dict[str, Any]] | None,
-    *,
-    local_queues: list[dict[str, Any]] | None = None,
-    cluster_queues: list[dict[str, Any]] | None = None,
-    pending_summaries: list[dict[str, Any]] | None = None,
+    workloads: list[dict[str, Any]] | None, *, reading: Reading, positions_visible: bool
 ) -> WorkloadsResponse:
-    """The workloads answer, newest first. None for `workloads` = not readable; None for `pending_summaries` =
-    the visibility API did not answer (positions left empty and marked not visible)."""
+    """The workloads answer, newest first, each read through `reading` (the one /jobs reads them through). None for
+    `workloads` = not readable; `positions_visible` False = the visibility API did not answer (positions left
+    empty and marked not visible)."""
     if workloads is None:
         return WorkloadsResponse(visibility=Visibility(visible=False, message=NOT_VISIBLE))
-    positions = positions_from_summaries(*(pending_summaries or []))
-    reading = Reading.of(workloads, local_queues=local_queues, cluster_queues=cluster_queues, positions=positions)
     views = [workload_view(wl, reading) for wl in workloads]
     views.sort(key=lambda v: v.created or "", reverse=True)
-    pos_vis = Visibility() if pending_summaries is not None else Visibility(visible=False, message=NOT_VISIBLE)
+    pos_vis = Visibility() if positions_visible else Visibility(visible=False, message=NOT_VISIBLE)
     return WorkloadsResponse(workloads=views, positions_visibility=pos_vis)
 
 

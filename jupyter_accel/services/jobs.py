@@ -19,13 +19,12 @@ from ..domain import labels as L
 from ..domain.builders import Build
 from ..domain.builders.common import with_owner
 from ..domain.eta import parse_time
-from ..domain.job_status import PodsByLabel, derive_status, job_view, select_pods, simulated_nodes
+from ..domain.job_status import derive_status, job_view, simulated_nodes
 from ..domain.kinds import KINDS, KindSpec, spec_by_cr_kind, spec_for
 from ..domain.presentation import FINISHED
 from ..domain.progress import ray_task_progress
 from ..domain.ray_activity import JOBS as RAY_JOBS
 from ..domain.ray_activity import submissions
-from ..domain.workloads import WorkloadsByJob, positions_from_summaries
 from ..models import (
     CleanupResponse,
     DataSourcesResponse,
@@ -46,11 +45,11 @@ from ..models import (
 )
 from . import job_logs, launch, workdir
 from .errors import Conflict, Invalid, NotFound, ReadOnly, ServiceError, invalid
-from .estimates import EtaIndex, queued_ahead, start_estimate
+from .estimates import queued_ahead, start_estimate
 from .job_control import JobControl
 from .ports import Caches, JobSettings, Writer
-from .reads import workload_reading
 from .refusals import dashboard_refusal, refusal
+from .snapshot import Snapshot
 
 if TYPE_CHECKING:
     from ..cluster.kept_logs import KeptLogStore
@@ -88,69 +87,39 @@ class JobsService(JobControl):
         """The simulated (kwok) nodes among those this account reads; once per service, which lives one request."""
         return simulated_nodes(self.hub.items("nodes")) if self.hub.readable("nodes") else frozenset()
 
-    def _positions(self) -> dict[tuple[str, str], tuple[int | None, int | None]]:
-        return positions_from_summaries(*({"items": items} for items in self.hub.pending.values()))
+    @functools.cached_property
+    def snapshot(self) -> Snapshot:
+        """This request's reading of the caches (services/snapshot.py): the slices and their indexes, once."""
+        return Snapshot.of(self.hub, self.known_accelerators())
 
-    def _job_events(self) -> dict[tuple[str, str], list[dict[str, Any]]]:
-        """Events by the (kind, name) they are about, for one pass over the cached events."""
-        out: dict[tuple[str, str], list[dict[str, Any]]] = {}
-        for e in self.hub.items("events"):
-            about = e.get("involvedObject") or {}
-            out.setdefault((about.get("kind") or "", about.get("name") or ""), []).append(e)
-        return out
-
-    def _view(
-        self,
-        obj: dict[str, Any],
-        positions,
-        workloads,
-        pods,
-        known,
-        events=None,
-        eta=None,
-        reading=None,
-        by_job: WorkloadsByJob | None = None,
-        by_label: PodsByLabel | None = None,
-        with_ahead: bool = True,
-    ) -> JobView:
-        """One job's view; a list passes the indexes it built once (`by_job`, `by_label`), and leaves out the
-        workloads ahead of each queued job (`with_ahead`): 500 queued jobs of one queue would carry 125,000 of them,
-        a scan of the queue each (the detail carries them)."""
-        wl = (by_job or WorkloadsByJob(workloads)).for_job(obj)
-        pos = None
-        if wl is not None:
-            lq_pos, _ = positions.get((self.namespace, wl["metadata"]["name"]), (None, None))
-            pos = lq_pos
-        events = self._job_events() if events is None else events
-        eta = EtaIndex(self.hub, workloads, positions, self.namespace, known) if eta is None else eta
-        reading = workload_reading(self.hub) if reading is None else reading
+    def _view(self, obj: dict[str, Any], snap: Snapshot, with_ahead: bool = True) -> JobView:
+        """One job's view from the snapshot's indexes. A list leaves out the workloads ahead of each queued job
+        (`with_ahead`): 500 queued jobs of one queue would carry 125,000 of them, a scan of the queue each (the
+        detail carries them)."""
+        wl = snap.by_job.for_job(obj)
+        pos = snap.positions.get((self.namespace, wl["metadata"]["name"]), (None, None))[0] if wl else None
+        uid = (obj.get("metadata") or {}).get("uid")
         return job_view(
             obj,
             workload=wl,
-            pods=(by_label or PodsByLabel(pods)).select(obj),
+            pods=snap.by_label.select(obj),
             position=pos,
-            known_accelerators=known,
+            known_accelerators=list(snap.known_accelerators),
             writable=not self.settings.read_only,
-            events=events.get((obj.get("kind") or "", obj["metadata"]["name"]), []),
-            eta=start_estimate(self.hub, wl, eta) if wl is not None else None,
+            events=snap.events_by_object.get((obj.get("kind") or "", obj["metadata"]["name"]), []),
+            eta=start_estimate(snap, wl) if wl is not None else None,
             limit_ceiling=self.settings.max_run_seconds_limit,
-            ahead=queued_ahead(self.hub, wl, eta, workloads) if wl is not None and with_ahead else (),
-            reading=reading,
-            idle_since=self.idle.idle_since((obj.get("metadata") or {}).get("uid")) if self.idle else None,
+            ahead=queued_ahead(snap, wl) if wl is not None and with_ahead else (),
+            reading=snap.reading,
+            idle_since=self.idle.idle_since(uid) if self.idle else None,
             idle_after=self.idle.after if self.idle else 0,
-            progress=ray_task_progress(self.idle.task_counts((obj.get("metadata") or {}).get("uid")))
-            if self.idle
-            else None,
+            progress=ray_task_progress(self.idle.task_counts(uid)) if self.idle else None,
             simulated=self.simulated_nodes,
         )
 
     def list_jobs(self, scope: str) -> JobsResponse:
         check_scope(scope)
-        workloads, pods, known = self.hub.items("workloads"), self.hub.items("pods"), self.known_accelerators()
-        positions, events = self._positions(), self._job_events()
-        eta = EtaIndex(self.hub, workloads, positions, self.namespace, known)  # once per list: not once per queued job
-        reading = workload_reading(self.hub)  # what /workloads reads too
-        by_job, by_label = WorkloadsByJob(workloads), PodsByLabel(pods)  # once per list: not a scan per job
+        snap = self.snapshot  # the indexes once per list: not a scan per job
         workbench = self.settings.workbench_label
         views: list[JobView] = []
         visibility: dict[str, Visibility] = {}
@@ -164,11 +133,7 @@ class JobsService(JobControl):
                 obj = self._typed(info, obj)
                 if scope == "mine" and not _mine(obj, workbench):
                     continue
-                views.append(
-                    self._view(
-                        obj, positions, workloads, pods, known, events, eta, reading, by_job, by_label, with_ahead=False
-                    )
-                )
+                views.append(self._view(obj, snap, with_ahead=False))
         views.sort(key=lambda v: v.created or "", reverse=True)
         return JobsResponse(jobs=views, scope=scope, kinds_served=self.served_kinds(), visibility=visibility)
 
@@ -195,8 +160,9 @@ class JobsService(JobControl):
             if fresh is None:
                 raise
             obj = self._typed(self._served(kind), trim_generic(fresh))
-        pods = select_pods(obj, self.hub.items("pods"))
-        view = self._view(obj, self._positions(), self.hub.items("workloads"), pods, self.known_accelerators())
+        snap = self.snapshot
+        pods = snap.by_label.select(obj)
+        view = self._view(obj, snap)
         about = {("Pod", p["metadata"]["name"]) for p in pods} | {(obj["kind"], name)}
         if view.workload:
             about.add(("Workload", view.workload))
@@ -211,8 +177,8 @@ class JobsService(JobControl):
                 or e.get("eventTime")
                 or (e.get("metadata") or {}).get("creationTimestamp"),
             )
-            for e in self.hub.items("events")
-            if (((e.get("involvedObject") or {}).get("kind"), (e.get("involvedObject") or {}).get("name")) in about)
+            for key in sorted(about)
+            for e in snap.events_by_object.get(key, [])
         ]
         events.sort(key=lambda e: e.last_seen or "")
         has_dashboard = spec_for(kind).ray_cluster is not None
@@ -439,10 +405,8 @@ class JobsService(JobControl):
         return self._fresh_view(self.cached(kind, name))
 
     def _fresh_view(self, obj: dict[str, Any]) -> JobView:
-        caught_up(self.hub)
-        return self._view(
-            obj, self._positions(), self.hub.items("workloads"), self.hub.items("pods"), self.known_accelerators()
-        )
+        caught_up(self.hub)  # after this server's own write: a reading of the caches taken now, not the request's
+        return self._view(obj, Snapshot.of(self.hub, self.known_accelerators()))
 
     def delete(self, kind: JobKind, name: str) -> None:
         self._writable()

@@ -11,7 +11,7 @@ from ..cluster.informer import CacheState
 from ..domain.hardware_profiles import list_profiles
 from ..domain.inventory import InventoryMemo, allocations_from_wire, build_inventory, inventory_of
 from ..domain.queues import build_queues
-from ..domain.workloads import Reading, build_workloads, positions_from_summaries
+from ..domain.workloads import build_workloads
 from ..models import (
     HardwareProfilesResponse,
     InventoryNodesResponse,
@@ -23,6 +23,7 @@ from ..models import (
 from ..push import depends
 from .errors import Invalid
 from .ports import Caches
+from .snapshot import Snapshot
 
 if TYPE_CHECKING:
     from ..domain.accelerators import AcceleratorRegistry
@@ -133,30 +134,13 @@ def pending_state(hub: Caches) -> CacheState:
     return getattr(hub, "pending_state", CacheState.synced)
 
 
-def pending_summaries(hub: Caches) -> list[dict[str, Any]] | None:
-    """The visibility API's answers as summaries; None when it is not served or not visible to this identity."""
-    if pending_state(hub) in (CacheState.forbidden, CacheState.absent, CacheState.starting):
-        return None
-    return [{"items": items} for items in hub.pending.values()]
-
-
-def workload_reading(hub: Caches) -> Reading:
-    """What a Workload's sentence reads besides the Workload, from the caches: what /workloads reads (below), and
-    /jobs too (services/jobs.py), so one Workload reads the same in both."""
-    return Reading.of(
-        readable_items(hub, "workloads"),
-        local_queues=readable_items(hub, "localqueues"),
-        cluster_queues=readable_items(hub, "clusterqueues"),
-        positions=positions_from_summaries(*(pending_summaries(hub) or [])),
-    )
-
-
 def workloads(hub: Caches) -> WorkloadsResponse:
+    """Each Workload read through the snapshot's Reading: the one /jobs reads it through (services/snapshot.py)."""
+    snap = Snapshot.of(hub)
     answer = build_workloads(
-        readable_items(hub, "workloads"),
-        local_queues=readable_items(hub, "localqueues"),
-        cluster_queues=readable_items(hub, "clusterqueues"),
-        pending_summaries=pending_summaries(hub),
+        list(snap.workloads) if snap.workloads is not None else None,
+        reading=snap.reading,
+        positions_visible=snap.pending is not None,
     )
     if pending_state(hub) == CacheState.absent:
         vis = Visibility(visible=False, message="Kueue's visibility API is not served by this cluster")

@@ -6,7 +6,8 @@ from __future__ import annotations
 from memory_cluster import MemoryHub
 
 from jupyter_accel.domain.fit.assess import pending_ahead
-from jupyter_accel.services.estimates import EtaIndex, queued_ahead
+from jupyter_accel.services.estimates import queued_ahead
+from jupyter_accel.services.snapshot import Snapshot
 
 GPU = "nvidia.com/gpu"
 # Kueue 0.17's message for a workload waiting for quota, as devcluster records it
@@ -70,14 +71,13 @@ def test_a_queued_job_lists_who_is_ahead_with_owner_size_priority_and_place():
     hub = MemoryHub()
     hub.caches["workloads"] = wls
     hub.pending["default"] = [item(w["metadata"]["name"], i, w["spec"]["priority"]) for i, w in enumerate(wls)]
-    positions = {("team-a", w["metadata"]["name"]): (i, i) for i, w in enumerate(wls)}
-    index = EtaIndex(hub, wls, positions, "team-a", [GPU])
-    (ahead,) = queued_ahead(hub, me, index, wls)
+    snap = Snapshot.of(hub, [GPU])  # positions from the visibility API's items, as the server reads them
+    (ahead,) = queued_ahead(snap, me)
     assert (ahead.name, ahead.owner_kind, ahead.owner_name) == ("pytorchjob-big", "PyTorchJob", "pytorchjob-big")
     assert (ahead.priority, ahead.place, ahead.requests_text) == (100, "1st in line", {GPU: "8"})
     # admitted in the meantime: nobody is ahead any more
     me["status"]["conditions"] = [{"type": "QuotaReserved", "status": "True", "reason": "QuotaReserved"}]
-    assert queued_ahead(hub, me, index, wls) == []
+    assert queued_ahead(snap, me) == []
 
 
 def test_the_job_view_carries_them_only_while_queued():

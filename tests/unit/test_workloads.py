@@ -11,6 +11,7 @@ from jupyter_accel.domain.workloads import (
     workload_view,
 )
 from jupyter_accel.models import WorkloadState
+from jupyter_accel.services.snapshot import Snapshot
 
 QUOTA_MSG = (
     "couldn't assign flavors to pod set gpu-workers: insufficient unused quota for nvidia.com/gpu in "
@@ -226,19 +227,21 @@ def test_build_workloads_maps_queue_to_cluster_queue_and_sorts_newest_first():
             }
         ]
     }
-    resp = build_workloads(
-        [old, new],
-        local_queues=[local_queue("team-a-queue", "team-a-cq")],
-        cluster_queues=[cluster_queue("team-a-cq", reserved_gpu=6)],
-        pending_summaries=[summary],
+    snap = Snapshot(
+        "team-a",
+        workloads=(old, new),
+        local_queues=(local_queue("team-a-queue", "team-a-cq"),),
+        cluster_queues=(cluster_queue("team-a-cq", reserved_gpu=6),),
+        pending={"team-a-queue": tuple(summary["items"])},
     )
+    resp = build_workloads([old, new], reading=snap.reading, positions_visible=True)
     assert [w.name for w in resp.workloads] == ["rayjob-new-ffff0", "rayjob-rj-1a2b3"]
     w = resp.workloads[1]
     assert w.cluster_queue == "team-a-cq" and w.position_in_local_queue == 1
     assert w.message.endswith("6 of 8 in use") and w.place == "2nd in line"
-    no_pos = build_workloads([old])
+    no_pos = build_workloads([old], reading=Snapshot("team-a", workloads=(old,)).reading, positions_visible=False)
     assert no_pos.positions_visibility.visible is False and no_pos.workloads[0].position_in_local_queue is None
-    assert build_workloads(None).visibility.visible is False
+    assert build_workloads(None, reading=snap.reading, positions_visible=True).visibility.visible is False
 
 
 def test_find_workload_for_job_by_label_then_owner():

@@ -1,0 +1,38 @@
+"""The snapshot between services/ and domain/ (services/snapshot.py): made from the caches with None for what this
+identity may not read, immutable, and each index built once and shared by every view of the answer."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+from memory_cluster import MemoryHub
+
+from jupyter_accel.cluster.informer import CacheState
+from jupyter_accel.services.snapshot import Snapshot
+
+
+def workload(name: str, queue: str = "default") -> dict:
+    return {"metadata": {"name": name, "namespace": "team-a", "uid": f"wl-{name}"}, "spec": {"queueName": queue}}
+
+
+def test_made_from_the_caches_with_none_where_not_readable():
+    hub = MemoryHub()
+    hub.caches.update(workloads=[workload("a")], pods=[], localqueues=[], clusterqueues=[{"metadata": {"name": "cq"}}])
+    hub.unreadable.add("clusterqueues")
+    hub.pending["default"] = [{"metadata": {"name": "a", "namespace": "team-a"}, "positionInLocalQueue": 0}]
+    snap = Snapshot.of(hub, ["nvidia.com/gpu"])
+    assert snap.cluster_queues is None and snap.cohorts is None  # not readable / not served: None, not []
+    assert snap.pods == () and [w["metadata"]["name"] for w in snap.workloads or ()] == ["a"]
+    assert snap.positions == {("team-a", "a"): (0, None)}
+    hub.pending_state = CacheState.forbidden  # type: ignore[attr-defined]
+    hidden = Snapshot.of(hub)
+    assert hidden.pending is None and hidden.positions == {}
+
+
+def test_immutable_and_each_index_built_once():
+    snap = Snapshot("team-a", workloads=(workload("a"),), local_queues=(), cluster_queues=())
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        snap.workloads = ()  # type: ignore[misc]
+    assert snap.reading is snap.reading and snap.by_job is snap.by_job and snap.eta is snap.eta
+    assert snap.reading.by_uid["wl-a"]["metadata"]["name"] == "a"
