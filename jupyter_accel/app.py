@@ -19,7 +19,7 @@ from .models import API_PREFIX
 
 if TYPE_CHECKING:
     from .api.views import Views
-    from .cluster.hub import Hub
+    from .cluster.identity_caches import IdentityCaches
     from .cluster.kept_logs import KeptLogStore, LogKeeper
     from .cluster.session import ClusterSession
     from .cluster.writes import ClusterWriter
@@ -53,7 +53,7 @@ class AccelApp(ExtensionApp):
         self._starting: asyncio.Task[None] | None = None
         self._stopped = False
         self.registry = AcceleratorRegistry.from_config(list(self.accel_config.accelerators))
-        self.hub: Hub | None = None
+        self.hub: IdentityCaches | None = None
         self.broadcaster: Broadcaster | None = None
         self.views: Views  # made in _start, with the broadcaster
         self.inventory: Inventory
@@ -124,7 +124,7 @@ class AccelApp(ExtensionApp):
             await asyncio.get_running_loop().run_in_executor(None, hub.stop)
 
     def _start_hub(self) -> None:
-        from .cluster.hub import Hub
+        from .cluster.identity_caches import IdentityCaches
         from .cluster.remote import ReadServiceSettings, plain_http_refusal
 
         if self.session.api_client is None or self.session.namespace is None:
@@ -135,7 +135,7 @@ class AccelApp(ExtensionApp):
             self.log.error("jupyter_accel: %s", refused)
         usable = cfg.read_service_url and not refused
         remote = ReadServiceSettings(cfg.read_service_url, cfg.read_service_ca_file) if usable else None
-        self.hub = Hub(
+        self.hub = IdentityCaches(
             self.session.api_client,
             self.session.namespace,
             self._notify,
@@ -148,7 +148,7 @@ class AccelApp(ExtensionApp):
         self.hub.start()
         self._start_keeper(self.hub)
 
-    def _start_keeper(self, hub: Hub) -> None:
+    def _start_keeper(self, hub: IdentityCaches) -> None:
         """Keep the logs of this workbench's jobs in its own storage (AccelConfig.kept_logs_*), for this identity."""
         from .cluster.kept_logs import KeptLogStore, LogKeeper
         from .domain.kinds import KINDS
@@ -199,20 +199,20 @@ class AccelApp(ExtensionApp):
 
         return workbench_name(self.workbench_prefix())
 
-    def _writer(self, hub: Hub) -> ClusterWriter:
+    def _writer(self, hub: IdentityCaches) -> ClusterWriter:
         """Writes with the hub's identity; the hub hears of each, so the reads after it wait for it."""
         from .cluster.writes import ClusterWriter
 
         return ClusterWriter(hub.api, self.accel_config.request_timeout, on_written=hub.note_write)
 
-    def jobs_service(self, hub: Hub) -> JobsService:
+    def jobs_service(self, hub: IdentityCaches) -> JobsService:
         """The jobs service over a hub, with this server's settings."""
         from .services.jobs import JobsService
 
         idle = getattr(self, "idle_watch", None)
         return JobsService(hub, self._writer(hub), self.registry, self.job_settings(), idle, self.kept_store)
 
-    def workbench_service(self, hub: Hub) -> WorkbenchService:
+    def workbench_service(self, hub: IdentityCaches) -> WorkbenchService:
         """This workbench's Notebook, read and patched with the server's identity (the user's, where forwarded)."""
         from .domain.labels import workbench_name
         from .services.workbench import WorkbenchService
@@ -245,7 +245,7 @@ class AccelApp(ExtensionApp):
         timeout = self.accel_config.request_timeout
         poll(hub, lambda path, query: rest.request(hub.api, "GET", path, query=query, timeout=timeout))
 
-    def utilization_service(self, hub: Hub) -> UtilizationService:
+    def utilization_service(self, hub: IdentityCaches) -> UtilizationService:
         """Utilization and queue history from the metrics API (AccelConfig.metrics_url), with the hub's identity:
         its bearer token, where it has one, is the user's own. Answers cached per step, shared by every request."""
         from .cluster.metrics import MetricsClient
@@ -371,7 +371,7 @@ def _import_runtime() -> None:
 
     from . import models
 
-    for name in ("cluster.session", "cluster.hub", "push", "services.jobs"):
+    for name in ("cluster.session", "cluster.identity_caches", "push", "services.jobs"):
         importlib.import_module(f".{name}", __package__)
     for name in models.__all__:
         getattr(models, name)

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from pydantic import BaseModel, ValidationError
 
     from ..app import AccelApp
-    from ..cluster.hub import Hub
+    from ..cluster.identity_caches import IdentityCaches
 
 M = TypeVar("M", bound="BaseModel")
 
@@ -105,7 +105,7 @@ class AccelHandler(APIHandler):
         if header and self.current_user and header in self.request.headers:
             await self.accel.use_forwarded_token(forwarded_token(header, self.request.headers[header]))
 
-    def hub(self) -> Hub:
+    def hub(self) -> IdentityCaches:
         """The caches of the current identity; 503 with the connection's own sentence when there are none."""
         hub = self.accel.hub
         if hub is None:
@@ -117,7 +117,7 @@ class AccelHandler(APIHandler):
             )
         return hub
 
-    async def synced_hub(self, timeout: float = 10.0) -> Hub:
+    async def synced_hub(self, timeout: float = 10.0) -> IdentityCaches:
         """The hub once its first discovery and every cache's first list are done (bounded), so that a first
         answer after start-up is never a misleading empty one; 503 while the API server cannot be reached."""
         hub = self.hub()
@@ -196,7 +196,7 @@ class AccelHandler(APIHandler):
         )
 
     async def send_view(
-        self, hub: Hub, topic: str, params: tuple[Any, ...], build: Callable[[], BaseModel], **kw: Any
+        self, hub: IdentityCaches, topic: str, params: tuple[Any, ...], build: Callable[[], BaseModel], **kw: Any
     ) -> None:
         """A read answer from api/views: computed off the event loop, once per change of the caches it reads.
         `build` must hold nothing of the request but what `params` names (it is kept to compute ahead)."""

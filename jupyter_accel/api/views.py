@@ -23,7 +23,7 @@ from ..push import depends
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
-    from ..cluster.hub import Hub
+    from ..cluster.identity_caches import IdentityCaches
 
 # Views are CPU work under the GIL: two threads keep one slow view from holding up the others, more would only
 # take turns with the event loop.
@@ -51,7 +51,7 @@ Build = Callable[[], "BaseModel"]
 
 @dataclass
 class _Entry:
-    hub: Hub
+    hub: IdentityCaches
     build: Build
     revision: tuple[object, ...] | None = None
     body: bytes = b""
@@ -74,7 +74,7 @@ class Views:
         self._ahead: set[asyncio.Future[bytes]] = set()  # computations no request waits for
 
     async def get(
-        self, hub: Hub, topic: str, params: tuple[Any, ...], build: Build, *, max_age: float | None = None
+        self, hub: IdentityCaches, topic: str, params: tuple[Any, ...], build: Build, *, max_age: float | None = None
     ) -> bytes:
         """The serialized answer. `build` computes it from the caches (in a worker thread) and must hold nothing
         of the request but `params`. `max_age`: also compute it again after this many seconds (answers that name
@@ -116,7 +116,7 @@ class Views:
         for key in idle[: len(self._entries) - MAX_VIEWS]:
             del self._entries[key]
 
-    async def refresh(self, hub: Hub | None, topics: Iterable[str]) -> None:
+    async def refresh(self, hub: IdentityCaches | None, topics: Iterable[str]) -> None:
         """Compute again the recently read views of these topics whose caches changed (called before a push)."""
         wanted, now, jobs = set(topics), time.monotonic(), []
         for key, entry in list(self._entries.items()):
@@ -176,12 +176,12 @@ class Views:
         return body
 
 
-def _seen(hub: Hub) -> int:
+def _seen(hub: IdentityCaches) -> int:
     writes = getattr(hub, "writes", None)  # an in-memory hub of tests may keep no write log
     return writes.seen() if writes is not None else 0
 
 
-async def _writes_seen(hub: Hub) -> int:
+async def _writes_seen(hub: IdentityCaches) -> int:
     """Wait (bounded by written.PATIENCE: a write is given up then) until the caches hold every write this hub's
     server made so far; the number of those writes."""
     writes = getattr(hub, "writes", None)

@@ -71,7 +71,7 @@ def bearer_token(api: Any) -> str | None:
     return token.strip() if scheme.lower() == "bearer" and token.strip() else None
 
 
-class ServiceError(Exception):
+class ReadServiceError(Exception):
     def __init__(self, status: int | None, message: str, headers: dict[str, str] | None = None) -> None:
         super().__init__(message)
         self.status = status
@@ -193,7 +193,7 @@ class ReadServiceFeed:
                     self._follow(event, first=n == 0)
                     if n == 0:
                         failures, self._trouble = 0, None  # the hub sees the degraded sentence clear
-                why: Exception = ServiceError(None, "the read service closed the change stream")
+                why: Exception = ReadServiceError(None, "the read service closed the change stream")
             except Exception as exc:
                 why = exc
             if self._stop.is_set():
@@ -244,7 +244,7 @@ class ReadServiceFeed:
     def _request(self, path: str, query: dict[str, str] | None = None, stream: bool = False):
         token = self.token()
         if not token:
-            raise ServiceError(None, "this identity has no bearer token to send it")
+            raise ReadServiceError(None, "this identity has no bearer token to send it")
         url = self.url + path + ("?" + urllib.parse.urlencode(query) if query else "")
         read = STREAM_READ_TIMEOUT if stream else self.request_timeout
         resp = self._http.request(
@@ -262,7 +262,7 @@ class ReadServiceFeed:
             return resp
         body = resp.data if not stream else resp.read()
         resp.release_conn()
-        raise ServiceError(resp.status, _message(resp.status, body), dict(resp.headers))
+        raise ReadServiceError(resp.status, _message(resp.status, body), dict(resp.headers))
 
 
 def sse_events(lines: Iterator[str]) -> Iterator[dict[str, Any]]:
@@ -281,7 +281,7 @@ def sse_events(lines: Iterator[str]) -> Iterator[dict[str, Any]]:
 
 def describe(exc: BaseException) -> str:
     """A short sentence's detail for a failure to reach the service (no token: none is ever in these)."""
-    if isinstance(exc, ServiceError):
+    if isinstance(exc, ReadServiceError):
         return str(exc)
     if isinstance(exc, urllib3.exceptions.NewConnectionError | urllib3.exceptions.ConnectTimeoutError):
         return "it cannot be reached (" + str(exc).split(": ", 1)[-1][:160] + ")"

@@ -22,7 +22,7 @@ PATIENCE = 5.0  # seconds a read waits at most for the caches to see this server
 @dataclass(frozen=True)
 class Write:
     seq: int
-    key: str  # the cache key (hub.py) of the written kind
+    key: str  # the cache key (identity_caches.py) of the written kind
     namespace: str
     name: str
     resource_version: str | None
@@ -94,7 +94,7 @@ class WriteLog:
 
 
 def caught_up(caches: Any) -> None:
-    """Blocking: a service's read of `caches` (a Hub) that follows this server's writes waits until they show."""
+    """Blocking: a service's read of `caches` (an IdentityCaches) that follows this server's writes waits until they show."""
     writes = getattr(caches, "writes", None)  # an in-memory hub of tests keeps no write log
     if isinstance(writes, WriteLog):
         writes.wait()

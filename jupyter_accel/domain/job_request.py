@@ -14,7 +14,7 @@ from . import labels as L
 from .accelerators import vendor_of
 from .builders.raycluster import WORKER_GROUP
 from .builders.script import MAX_SCRIPT_BYTES, script_size
-from .kinds import KINDS, KindSpec, kinds_taking, spec_for
+from .kinds import KINDS, KindSpec, kinds_taking, spec_of_kind
 from .resources import parse_quantity
 
 # The optional fields a kind may take (KindSpec.request_fields); anything else set is an error, not ignored.
@@ -79,7 +79,7 @@ def validate_job_request(
     def err(field: str, message: str) -> None:
         errors.append(FieldError(field=field, message=message))
 
-    kind, spec = request.kind, spec_for(request.kind)
+    kind, spec = request.kind, spec_of_kind(request.kind)
     for name in (*_OPTIONAL, "head"):
         if _given(request, name) and name not in spec.request_fields:
             err(name, f"only for kind {_kinds(kinds_taking(name))}" + ("" if name == "head" else f", not {kind.value}"))
@@ -163,7 +163,9 @@ def _group_errors(request: JobRequest, known_accelerators: Sequence[str]) -> lis
             out.append((f"{at}.name", f"{group.name!r} names another group of this job already"))
         seen.add(group.name)
         if group.max_workers is not None:
-            if "max_workers" not in spec_for(request.kind).request_fields:  # the kinds that autoscale take max_workers
+            if (
+                "max_workers" not in spec_of_kind(request.kind).request_fields
+            ):  # the kinds that autoscale take max_workers
                 autoscaling = _kinds(kinds_taking("max_workers"))
                 out.append((f"{at}.max_workers", f"only for kind {autoscaling} (an interactive cluster autoscales)"))
             elif group.max_workers < group.workers:

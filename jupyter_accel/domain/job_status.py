@@ -20,7 +20,7 @@ from .builders import pod_sets
 from .builders.common import is_accelerator
 from .eta import StartEstimate, deadline, time_limit_sentence
 from .inventory import is_active_pod
-from .kinds import KindSpec, pod_role, spec_of
+from .kinds import KindSpec, pod_role, spec_of_object
 from .objects import condition as _cond
 from .objects import field as _get
 from .objects import is_true as _is_true
@@ -30,13 +30,13 @@ from .ray_activity import idle_warning
 from .resources import pod_requests
 from .time_limit import current_limit, stopped_at_limit, stopped_sentence
 from .workload_state import NEVER
-from .workloads import Reading
+from .workloads import WorkloadContext
 
 _POD_START_WAITING = ("ContainerCreating", "PodInitializing")
 
 
 def job_kind(obj: Mapping[str, Any]) -> JobKind | None:
-    spec = spec_of(obj)
+    spec = spec_of_object(obj)
     return spec.kind if spec else None
 
 
@@ -45,7 +45,7 @@ def job_kind(obj: Mapping[str, Any]) -> JobKind | None:
 
 def pod_selectors(obj: Mapping[str, Any]) -> list[dict[str, str]]:
     """Equality label selectors of a job's pods (a pod belongs to the job when it matches any of them)."""
-    spec = spec_of(obj)
+    spec = spec_of_object(obj)
     return spec.pod_selectors(obj) if spec else []
 
 
@@ -221,11 +221,11 @@ def accelerators_requested(obj: Mapping[str, Any], known: Sequence[str] | None =
 # ----------------------------------------------------------------------------------------------- Kueue side
 
 
-def _queue_sentence(workload: Mapping[str, Any], reading: Reading | None = None) -> tuple[str, bool]:
+def _queue_sentence(workload: Mapping[str, Any], reading: WorkloadContext | None = None) -> tuple[str, bool]:
     """(the sentence, whether it can never be admitted as is) of a job waiting in Kueue: its Workload's words in
-    /workloads, read through the same Reading (workloads.describe), so one Workload never reads two ways. Its place
+    /workloads, read through the same WorkloadContext (workloads.describe), so one Workload never reads two ways. Its place
     in line is the display's own (JobDisplay.place)."""
-    _, why, text = (reading or Reading()).describe(dict(workload))
+    _, why, text = (reading or WorkloadContext()).describe(dict(workload))
     return _sentence(text) or "Queued.", why in NEVER
 
 
@@ -242,7 +242,7 @@ def kueue_detail(workload: Mapping[str, Any] | None) -> str | None:
 
 
 def _spec(obj: Mapping[str, Any]) -> KindSpec:
-    spec = spec_of(obj)
+    spec = spec_of_object(obj)
     if spec is None:
         raise ValueError(f"not a job kind this extension knows: {obj.get('apiVersion')} {obj.get('kind')}")
     return spec
@@ -253,7 +253,7 @@ def derive_status(
     workload: Mapping[str, Any] | None,
     pods: Sequence[Mapping[str, Any]],
     events: Sequence[Mapping[str, Any]] = (),
-    reading: Reading | None = None,
+    reading: WorkloadContext | None = None,
 ) -> tuple[JobStatus, str | None]:
     """The unified status of a job and one sentence on why. `pods`: the job's pods (select_pods); `events`: those
     about the job itself (a failed job's exit code and last line, once its pods are gone)."""
@@ -337,7 +337,7 @@ def job_view(
     now: datetime | None = None,
     limit_ceiling: int = 0,
     ahead: Sequence[PendingAhead] = (),
-    reading: Reading | None = None,
+    reading: WorkloadContext | None = None,
     idle_since: datetime | None = None,
     idle_after: int = 0,
     progress: JobProgress | None = None,

@@ -1,4 +1,4 @@
-"""Kueue Workloads as views (owner, queue, priority, admission, place in line) for /workloads, and the Reading that
+"""Kueue Workloads as views (owner, queue, priority, admission, place in line) for /workloads, and the WorkloadContext that
 /workloads and /jobs share so one Workload reads the same in both. The sentences are workload_state.describe's.
 """
 
@@ -64,9 +64,9 @@ def _priority(spec: dict[str, Any]) -> tuple[str | None, str | None]:
 
 
 @dataclass(frozen=True)
-class Reading:
+class WorkloadContext:
     """What a Workload's sentence reads besides the Workload, gathered once per answer. /workloads and /jobs both
-    read a Workload through one Reading of the same caches, so one Workload never reads two ways."""
+    read a Workload through one WorkloadContext of the same caches, so one Workload never reads two ways."""
 
     lq_to_cq: Mapping[tuple[str, str], str | None] = field(default_factory=dict)
     cqs: Mapping[str, dict[str, Any]] = field(default_factory=dict)
@@ -86,7 +86,7 @@ class Reading:
         local_queues: list[dict[str, Any]] | None = None,
         cluster_queues: list[dict[str, Any]] | None = None,
         positions: Positions | None = None,
-    ) -> Reading:
+    ) -> WorkloadContext:
         """`local_queues` / `cluster_queues`: None or [] when not readable; `positions`: positions_from_summaries."""
         lq_to_cq = {
             ((lq.get("metadata") or {}).get("namespace", ""), (lq.get("metadata") or {}).get("name", "")): (
@@ -121,7 +121,7 @@ class Reading:
 
 def workload_view(
     wl: dict[str, Any],
-    reading: Reading | None = None,
+    reading: WorkloadContext | None = None,
     *,
     cluster_queue: str | None = None,
     cq: dict[str, Any] | None = None,
@@ -134,7 +134,7 @@ def workload_view(
     if reading is None:
         meta = wl.get("metadata") or {}
         key = (meta.get("namespace", ""), (wl.get("spec") or {}).get("queueName", ""))
-        reading = Reading(
+        reading = WorkloadContext(
             lq_to_cq={key: cluster_queue},
             cqs={cluster_queue: cq} if cluster_queue and cq else {},
             cluster_queues=cluster_queues,
@@ -202,7 +202,7 @@ def workload_view(
 
 
 def build_workloads(
-    workloads: list[dict[str, Any]] | None, *, reading: Reading, positions_visible: bool
+    workloads: list[dict[str, Any]] | None, *, reading: WorkloadContext, positions_visible: bool
 ) -> WorkloadsResponse:
     """The workloads answer, newest first, each read through `reading` (the one /jobs reads them through). None for
     `workloads` = not readable; `positions_visible` False = the visibility API did not answer (positions left

@@ -26,7 +26,7 @@ NOT_VISIBLE = "not visible to your account"
 ALL_KEYS = tuple(k.key for k in KEYS)
 
 
-class ServiceError(web.HTTPError):
+class Refusal(web.HTTPError):
     def __init__(self, status: int, message: str, reason: str, field: str | None = None, **headers: str) -> None:
         super().__init__(status, reason=reason)
         self.message, self.reason, self.field, self.extra_headers = message, reason, field, headers
@@ -47,7 +47,7 @@ class BaseHandler(web.RequestHandler):
 
     def write_error(self, status_code: int, **kwargs: Any) -> None:
         exc = kwargs.get("exc_info", (None, None))[1]
-        if isinstance(exc, ServiceError):
+        if isinstance(exc, Refusal):
             for name, value in exc.extra_headers.items():
                 self.set_header(name.replace("_", "-"), value)
             body = {"message": exc.message, "reason": exc.reason, "field": exc.field}
@@ -60,7 +60,7 @@ class BaseHandler(web.RequestHandler):
         scheme, _, token = self.request.headers.get("Authorization", "").strip().partition(" ")
         token = token.strip()
         if scheme.lower() != "bearer" or not token or len(token) > 16384 or any(c.isspace() for c in token):
-            raise ServiceError(401, "Send your Kubernetes bearer token: `Authorization: Bearer <token>`.",
+            raise Refusal(401, "Send your Kubernetes bearer token: `Authorization: Bearer <token>`.",
                                "Unauthorized", WWW_Authenticate="Bearer")  # fmt: skip
         return token
 
@@ -73,11 +73,11 @@ class BaseHandler(web.RequestHandler):
             try:
                 answer = await asyncio.get_running_loop().run_in_executor(auth.pool, auth.decide, token, keys)
             except ReviewFailed as exc:
-                raise ServiceError(503, f"Your token cannot be checked now: {exc}.", "Review failed",
+                raise Refusal(503, f"Your token cannot be checked now: {exc}.", "Review failed",
                                    Retry_After="5") from None  # fmt: skip
         caller, decisions = answer
         if caller is None:
-            raise ServiceError(401, "The token was not accepted by the Kubernetes API server (TokenReview).",
+            raise Refusal(401, "The token was not accepted by the Kubernetes API server (TokenReview).",
                                "Unauthorized", WWW_Authenticate="Bearer")  # fmt: skip
         return caller, decisions
 
@@ -104,12 +104,12 @@ class KeyHandler(BaseHandler):
     async def get(self, key: str) -> None:
         token = self.bearer()
         if key not in BY_KEY:
-            raise ServiceError(404, f"key: {key!r} is not served here; allowed: {', '.join(ALL_KEYS)}", "Not found",
+            raise Refusal(404, f"key: {key!r} is not served here; allowed: {', '.join(ALL_KEYS)}", "Not found",
                                "key")  # fmt: skip
         since = self._since()
         _, decisions = await self.decide(token, (key,))
         if not decisions[key]:
-            raise ServiceError(403, NOT_VISIBLE, "Forbidden", "key")
+            raise Refusal(403, NOT_VISIBLE, "Forbidden", "key")
         snapshot = self.service.publisher.snapshots[key]
         if self.get_query_argument("instance", None) != snapshot.instance:
             since = None  # revisions of another run of the service mean nothing here
@@ -123,7 +123,7 @@ class KeyHandler(BaseHandler):
         if text is None:
             return None
         if not text.isdigit() or len(text) > 18:
-            raise ServiceError(400, f"since: {text[:40]!r} is not allowed; allowed: an integer of at least 0",
+            raise Refusal(400, f"since: {text[:40]!r} is not allowed; allowed: an integer of at least 0",
                                "Bad request", "since")  # fmt: skip
         return int(text)
 
@@ -151,7 +151,7 @@ class StreamHandler(EventStream, BaseHandler):
                 if changed or time.monotonic() - checked > RECHECK:
                     try:
                         _, now = await self.decide(token, ALL_KEYS)  # cached; a revoked token ends the stream
-                    except ServiceError:
+                    except Refusal:
                         break
                     checked = time.monotonic()
                     granted = {k for k, ok in now.items() if ok and not decisions.get(k)}

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 @dataclass(frozen=True)
 class ServedKey:
     key: str  # the name on the wire, and the workbench's cache key
-    cache: str  # the read service's own cache (cluster/hub.py) it is computed from
+    cache: str  # the read service's own cache (cluster/identity_caches.py) it is computed from
     group: str  # the caller must be allowed to list this, cluster-wide
     resource: str
     what: str  # for sentences

@@ -24,7 +24,7 @@ from .keys import BY_KEY, KEYS, ServedKey
 from .store import Snapshot
 
 if TYPE_CHECKING:
-    from ..cluster.hub import Hub
+    from ..cluster.identity_caches import IdentityCaches
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +44,7 @@ def served_object(obj: dict[str, Any]) -> dict[str, Any]:
 class Publisher:
     GATHER_S = 0.05  # changes that arrive together (a job's pods starting) make one revision
 
-    def __init__(self, hub: Hub, instance: str, interval: float, notify: Callable[[set[str]], None]) -> None:
+    def __init__(self, hub: IdentityCaches, instance: str, interval: float, notify: Callable[[set[str]], None]) -> None:
         self.hub = hub
         self.interval = interval
         self.notify = notify  # called from this thread with the keys that got a new revision

@@ -19,11 +19,11 @@ from tornado import web
 from tornado.httpserver import HTTPServer
 
 from ..cluster.gil import share_with_event_loop
-from ..cluster.hub import Hub
+from ..cluster.identity_caches import IdentityCaches
 from ..cluster.session import resolve
 from ..config import AccelConfig
 from .auth import Authorizer
-from .handlers import BaseHandler, ServiceError, Streams, routes
+from .handlers import BaseHandler, Refusal, Streams, routes
 from .keys import ALLOCATIONS_POLICIES, REPLACED_CACHES
 from .publish import Publisher
 
@@ -32,7 +32,7 @@ log = logging.getLogger("jupyter_accel.readservice")
 
 class NotFound(BaseHandler):
     def prepare(self) -> None:
-        raise ServiceError(404, f"No such path: {self.request.path[:200]!r}; see docs/rest-api.md.", "Not found")
+        raise Refusal(404, f"No such path: {self.request.path[:200]!r}; see docs/rest-api.md.", "Not found")
 
 
 class Service:
@@ -47,7 +47,9 @@ class Service:
         self.auth = Authorizer(api, request_timeout, policy={"allocations": ALLOCATIONS_POLICIES[allocations_for]})
         self._loop: asyncio.AbstractEventLoop | None = None
         # the cluster-scoped caches only; "default" is the namespace the hub's permission probe asks about
-        self.hub = Hub(api, "default", self._on_change, request_timeout=request_timeout, only=REPLACED_CACHES)
+        self.hub = IdentityCaches(
+            api, "default", self._on_change, request_timeout=request_timeout, only=REPLACED_CACHES
+        )
         self.publisher = Publisher(self.hub, self.instance, interval, self._published)
 
     def _on_change(self, key: str) -> None:

@@ -127,11 +127,11 @@ def _dashboard_of(service: JobsService, kind: Any, name: str) -> Callable[[str],
 def running_ray_jobs(service: JobsService) -> list[Candidate]:
     """The RayJobs whose Ray head is up, from the caches: their task counts are worth asking for."""
     from ..domain.job_status import pod_ready, select_pods
-    from ..domain.kinds import pod_role, spec_for
+    from ..domain.kinds import pod_role, spec_of_kind
     from ..models import JobKind
 
     kind = JobKind.ray_job
-    spec = spec_for(kind)
+    spec = spec_of_kind(kind)
     if spec.cache_key not in service.hub.informers:
         return []
     pods = service.hub.items("pods")
@@ -150,13 +150,13 @@ def running_ray_jobs(service: JobsService) -> list[Candidate]:
 def candidates(service: JobsService) -> list[Candidate]:
     """The interactive Ray clusters whose head is up and whose pods hold accelerators, from the caches."""
     from ..domain.job_status import accelerators_held, pod_ready, select_pods
-    from ..domain.kinds import pod_role, spec_for
+    from ..domain.kinds import pod_role, spec_of_kind
     from ..models import JobKind
 
     kind = JobKind.ray_cluster
-    if spec_for(kind).cache_key not in service.hub.informers:
+    if spec_of_kind(kind).cache_key not in service.hub.informers:
         return []
-    spec, pods, known = spec_for(kind), service.hub.items("pods"), service.known_accelerators()
+    spec, pods, known = spec_of_kind(kind), service.hub.items("pods"), service.known_accelerators()
     out = []
     for obj in service.hub.items(spec.cache_key):
         meta = obj.get("metadata") or {}

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..cluster.writes import Ref, WriteError
 from ..domain import labels as L
-from ..domain.kinds import spec_for
+from ..domain.kinds import spec_of_kind
 from ..domain.time_limit import LimitRefused, plan_limit, stopped_at_limit
 from ..domain.workloads import find_workload_for_job
 from ..models import JobKind, JobView
@@ -60,7 +60,7 @@ class JobControl:
                     ) from None
                 raise
         if not done:
-            patch = spec_for(kind).suspend_patch(suspend)
+            patch = spec_of_kind(kind).suspend_patch(suspend)
             self.writer.merge_patch(self.ref(kind, name), patch)
         return self._fresh_view(self.cached(kind, name))
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..cluster.kept_logs import KeptLogStore, KeptPod, Tracked
 from ..domain.job_status import PodsByLabel, pod_role, select_pods
-from ..domain.kinds import log_pod, spec_for
+from ..domain.kinds import log_pod, spec_of_kind
 from ..domain.log_lines import pod_label
 from ..models import JobKind, JobLogs, LogPod
 from .errors import Invalid, NotFound
@@ -36,7 +36,7 @@ def plan(
     One pod: live while it exists, else its kept copy; the default pod is the one holding the job's output."""
     job = ops.cached(kind, name)
     uid = (job.get("metadata") or {}).get("uid") or ""
-    spec = spec_for(kind)
+    spec = spec_of_kind(kind)
     pods = select_pods(job, ops.hub.items("pods"))
     live = {p["metadata"]["name"]: pod_label(name, p["metadata"]["name"]) for p in pods}
     kept = store.pods(uid) if store is not None and uid else []
@@ -81,7 +81,7 @@ def summary(ops: JobsService, store: KeptLogStore | None, job: dict[str, Any], p
     """The detail's account of the job's logs: each pod, live or kept, and one sentence for the case with no pods."""
     meta = job.get("metadata") or {}
     name, uid = meta.get("name") or "", meta.get("uid") or ""
-    spec = spec_for(JobKind(ops.kind_of(job)))
+    spec = spec_of_kind(JobKind(ops.kind_of(job)))
     kept = {k.pod: k for k in (store.pods(uid) if store is not None and uid else [])}
     rows: list[LogPod] = []
     for p in pods:

@@ -1,7 +1,7 @@
 """The jobs service: read jobs from the caches, check fit, submit, control, clean up.
 
 Its dependencies are explicit (the caches, a writer, the accelerator registry, its settings), so it runs against
-the real Hub and ClusterWriter in the server and against plain dicts in tests. Reads use the caches only; writes
+the real IdentityCaches and ClusterWriter in the server and against plain dicts in tests. Reads use the caches only; writes
 are blocking calls, run off the event loop by the caller. Refusals are services.errors, never HTTP.
 """
 
@@ -20,7 +20,7 @@ from ..domain.builders import Build
 from ..domain.builders.common import with_owner
 from ..domain.eta import parse_time
 from ..domain.job_status import derive_status, job_view, simulated_nodes
-from ..domain.kinds import KINDS, KindSpec, spec_by_cr_kind, spec_for
+from ..domain.kinds import KINDS, KindSpec, spec_of_cr_kind, spec_of_kind
 from ..domain.presentation import FINISHED
 from ..domain.progress import ray_task_progress
 from ..domain.ray_activity import JOBS as RAY_JOBS
@@ -124,7 +124,7 @@ class JobsService(JobControl):
         views: list[JobView] = []
         visibility: dict[str, Visibility] = {}
         for kind in self.served_kinds():
-            info = spec_for(kind)
+            info = spec_of_kind(kind)
             if not self.hub.readable(info.cache_key):
                 visibility[kind.value] = Visibility(visible=False, message="not visible to your account")
                 continue
@@ -181,7 +181,7 @@ class JobsService(JobControl):
             for e in snap.events_by_object.get(key, [])
         ]
         events.sort(key=lambda e: e.last_seen or "")
-        has_dashboard = spec_for(kind).ray_cluster is not None
+        has_dashboard = spec_of_kind(kind).ray_cluster is not None
         dashboard = f"{self.settings.api_base}jobs/{kind.value}/{name}/dashboard/" if has_dashboard else None
         logs = job_logs.summary(self, self.kept_logs, obj, pods)
         ray_jobs, note = (
@@ -253,7 +253,7 @@ class JobsService(JobControl):
 
     def kind_of(self, obj: dict[str, Any]) -> str:
         """The JobKind value of a typed job object."""
-        spec = spec_by_cr_kind(str(obj.get("kind", "")))
+        spec = spec_of_cr_kind(str(obj.get("kind", "")))
         if spec is None:
             raise Invalid(f"kind: {obj.get('kind')!r} is not a job kind", field="kind")
         return spec.kind.value
@@ -266,7 +266,7 @@ class JobsService(JobControl):
         """This workbench's jobs (what scope `mine` lists) and the jobs of the uids in `also`, typed."""
         workbench, out, also = self.settings.workbench_label, [], also or set()
         for kind in self.served_kinds():
-            info = spec_for(kind)
+            info = spec_of_kind(kind)
             for obj in self.hub.items(info.cache_key):
                 if _mine(obj, workbench) or (obj.get("metadata") or {}).get("uid") in also:
                     out.append(self._typed(info, obj))
@@ -279,7 +279,7 @@ class JobsService(JobControl):
             raise ReadOnly("Running Ray jobs is switched off on this server (read-only).")
         if not self.settings.files_root:
             raise Invalid("workdir: this server has no files of its own to send (no root folder)", field="workdir")
-        spec, obj = spec_for(kind), self.cached(kind, name)
+        spec, obj = spec_of_kind(kind), self.cached(kind, name)
         if not spec.takes_ray_jobs or not spec.running(obj):
             raise Conflict(
                 f"cluster: {name} is not a running Ray cluster; it takes Ray jobs once it runs", field="cluster"
@@ -298,7 +298,7 @@ class JobsService(JobControl):
     def dashboard_target(self, kind: JobKind, name: str, subpath: str) -> tuple[str, str]:
         """(the RayCluster, the API server path of its head's dashboard + `subpath`), for the service proxy.
         `subpath` must already be made safe (api/jobs.dashboard_subpath)."""
-        spec = spec_for(kind)
+        spec = spec_of_kind(kind)
         if spec.ray_cluster is None:
             having = " and ".join(s.kind.value for s in KINDS if s.ray_cluster is not None)
             raise Invalid(f"kind: only {having} have a Ray dashboard", field="kind")
@@ -309,7 +309,7 @@ class JobsService(JobControl):
         return cluster, path
 
     def _served(self, kind: JobKind) -> KindSpec:
-        info = spec_for(kind)
+        info = spec_of_kind(kind)
         if info.cache_key not in self.hub.informers:
             raise Invalid(f"kind: this cluster does not serve {info.cr_kind} ({info.group}).", field="kind")
         return info
@@ -390,7 +390,7 @@ class JobsService(JobControl):
     def _by_request_id(self, request: JobRequest) -> dict[str, Any] | None:
         if not request.client_request_id:
             return None
-        info = spec_for(request.kind)
+        info = spec_of_kind(request.kind)
         for obj in self.hub.items(info.cache_key):
             ann = (obj.get("metadata") or {}).get("annotations") or {}
             if ann.get(L.REQUEST_ID) == request.client_request_id:

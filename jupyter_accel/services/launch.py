@@ -16,7 +16,7 @@ from ..domain.fit import check_fit
 from ..domain.hardware_profiles import apply_profile, list_profiles
 from ..domain.inventory import allocations_from_wire
 from ..domain.job_request import request_vendor, validate_job_request
-from ..domain.kinds import spec_for
+from ..domain.kinds import spec_of_kind
 from ..domain.queues import default_queue_name
 from ..models import FieldError, FitResponse, JobRequest
 from . import workdir
@@ -120,7 +120,7 @@ def prepare(
 def fit(hub: Caches, registry: AcceleratorRegistry, settings: JobSettings, request: JobRequest) -> FitResponse:
     """Would this request be admitted now, wait, or never run; nothing is created."""
     # the verdict depends on the job's shape only: a request whose program is not written yet gets a no-op one
-    spec = spec_for(request.kind)
+    spec = spec_of_kind(request.kind)
     if spec.program and not any(getattr(request, p) is not None for p in spec.program):
         request = request.model_copy(update={spec.program[0]: NO_OP_PROGRAM[spec.program[0]]})
     built = prepare(hub, registry, settings, request, pack=False)

@@ -1,5 +1,5 @@
 """What the jobs service needs from outside, as protocols and plain settings: the caches it reads, the writer it
-writes through, and the admin's settings. The server passes the Hub and ClusterWriter; tests pass plain dicts."""
+writes through, and the admin's settings. The server passes the IdentityCaches and ClusterWriter; tests pass plain dicts."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from ..cluster.writes import Ref
 
 
 class Caches(Protocol):
-    """What the service reads: the Hub's snapshot of one namespace (cluster/hub.py), or plain dicts in tests."""
+    """What the service reads: the IdentityCaches' snapshot of one namespace (cluster/identity_caches.py), or plain dicts in tests."""
 
     # read-only members: the hub's own are dicts, which a mutable Mapping member would refuse (invariance)
     @property
@@ -61,9 +61,9 @@ class JobSettings:
         """The image a request of `kind` (a JobKind) gets when it names none, for its accelerators' `vendor` (None:
         CPU only): the admin's for the kind and vendor ("pytorch@amd"), else the admin's for the kind, else the
         kind's own for the vendor, else the kind's own; None (or an admin's ''): it must name one."""
-        from ..domain.kinds import spec_for
+        from ..domain.kinds import spec_of_kind
 
-        spec = spec_for(kind)
+        spec = spec_of_kind(kind)
         if vendor and f"{kind.value}@{vendor}" in self.default_images:
             return self.default_images[f"{kind.value}@{vendor}"] or None
         if kind.value in self.default_images:
@@ -75,9 +75,9 @@ class JobSettings:
     def max_run_seconds_for(self, kind: Any) -> int | None:
         """The time limit a request of `kind` gets when it sets none: the admin's, else the kind's own; None (or an
         admin's 0): no limit."""
-        from ..domain.kinds import spec_for
+        from ..domain.kinds import spec_of_kind
 
-        return self.default_max_run_seconds.get(kind.value, spec_for(kind).default_max_run_seconds) or None
+        return self.default_max_run_seconds.get(kind.value, spec_of_kind(kind).default_max_run_seconds) or None
 
     def default_limit(self, kind: Any) -> int | None:
         """What a request of `kind` without a time limit gets: its default, cut to the ceiling."""

@@ -2,8 +2,8 @@
 
 Every read answer that looks at Workloads, pods, events or queues reads them through a Snapshot: the slices
 (None where this identity may not read them) and the indexes built from them (workloads by job, pods by label,
-events by object, positions in line, the Reading of a Workload's sentence, the start-estimate index), each built
-once, on first use. /jobs, a job's detail and /workloads take the same Reading from it, so one Workload reads the
+events by object, positions in line, the WorkloadContext of a Workload's sentence, the start-estimate index), each built
+once, on first use. /jobs, a job's detail and /workloads take the same WorkloadContext from it, so one Workload reads the
 same in all of them by construction. Services make it from the caches (`Snapshot.of`); tests construct it directly
 from plain dicts. A service lives one request and the answers are cached per revision of the caches they read
 (api/views.py), so one Snapshot serves one revision's answer.
@@ -18,7 +18,7 @@ from typing import Any
 
 from ..cluster.informer import CacheState
 from ..domain.job_status import PodsByLabel
-from ..domain.workloads import Positions, Reading, WorkloadsByJob, positions_from_summaries
+from ..domain.workloads import Positions, WorkloadContext, WorkloadsByJob, positions_from_summaries
 from .estimates import EtaIndex
 from .ports import Caches
 
@@ -63,9 +63,9 @@ class Snapshot:
         return positions_from_summaries(*({"items": list(items)} for items in (self.pending or {}).values()))
 
     @functools.cached_property
-    def reading(self) -> Reading:
+    def reading(self) -> WorkloadContext:
         """What a Workload's sentence reads besides the Workload: /jobs and /workloads read it here."""
-        return Reading.of(
+        return WorkloadContext.of(
             list(self.workloads) if self.workloads is not None else None,
             local_queues=list(self.local_queues) if self.local_queues is not None else None,
             cluster_queues=list(self.cluster_queues) if self.cluster_queues is not None else None,

@@ -63,7 +63,7 @@ class TestDefaultImages:
         }
 
     async def test_info_says_which_image_a_request_gets_per_vendor(self, jp_fetch):
-        from jupyter_accel.domain.kinds import spec_for
+        from jupyter_accel.domain.kinds import spec_of_kind
         from jupyter_accel.models import JobKind
 
         kinds = {
@@ -73,6 +73,6 @@ class TestDefaultImages:
         assert set(kinds["pytorch"]["default_images"].values()) == {"registry.example/train:1"}  # the admin's, for all
         ray = kinds["ray-cluster"]["default_images"]
         assert ray["amd"] == "registry.example/ray:rocm"  # the admin's for the kind and vendor
-        assert ray["nvidia"] == spec_for(JobKind.ray_cluster).vendor_images["nvidia"]  # Ray's -gpu image
-        assert ray[""] == spec_for(JobKind.ray_cluster).default_image
+        assert ray["nvidia"] == spec_of_kind(JobKind.ray_cluster).vendor_images["nvidia"]  # Ray's -gpu image
+        assert ray[""] == spec_of_kind(JobKind.ray_cluster).default_image
         assert ray["habana"] is None  # no default: the form and the 400 say to name one

@@ -7,7 +7,7 @@ from memory_cluster import MemoryHub, MemoryWriter
 
 from jupyter_accel.domain.accelerators import AcceleratorRegistry
 from jupyter_accel.domain.builders.trainjob import POD_OVERRIDES
-from jupyter_accel.domain.kinds import spec_for
+from jupyter_accel.domain.kinds import spec_of_kind
 from jupyter_accel.models import JobKind, JobRequest
 from jupyter_accel.services.jobs import JobSettings, JobsService
 
@@ -26,7 +26,7 @@ def submit_trainjob(options: dict) -> dict:
 
 
 def test_a_trainer_2_1_cluster_gets_pod_template_overrides():
-    build_options = spec_for(JobKind.trainjob).build_options
+    build_options = spec_of_kind(JobKind.trainjob).build_options
     assert build_options is not None
     spec = submit_trainjob({"trainjob": dict(build_options(TRAINER_2_1))})
     assert "runtimePatches" not in spec

@@ -1,4 +1,4 @@
-"""/jobs and /workloads read one Workload the same: its sentence and its place in line, from one Reading of the same
+"""/jobs and /workloads read one Workload the same: its sentence and its place in line, from one WorkloadContext of the same
 caches (queued for quota, can never be admitted, preempted by a job of the namespace)."""
 
 from __future__ import annotations

@@ -20,11 +20,11 @@ from jupyter_accel.cluster.discovery import (
 )
 from jupyter_accel.domain.builders.trainjob import POD_OVERRIDES
 from jupyter_accel.domain.compat import compatibility
-from jupyter_accel.domain.kinds import GROUP_VERSIONS, KINDS, spec_for
+from jupyter_accel.domain.kinds import GROUP_VERSIONS, KINDS, spec_of_kind
 from jupyter_accel.domain.kinds.trainjob import TRAINER_STATUS
 from jupyter_accel.models import ApiAvailability, JobKind
 
-TRAINJOB = spec_for(JobKind.trainjob)
+TRAINJOB = spec_of_kind(JobKind.trainjob)
 
 # GET /apis of a cluster with Kueue 0.16, KubeRay, the Training Operator, Trainer v2 and ODH 2.x (trimmed)
 APIS: dict[str, Any] = {
@@ -145,7 +145,7 @@ def test_a_group_listed_both_by_a_kind_and_by_hand_is_refused():
 
 
 def test_every_group_read_or_reported_is_discovered():
-    from jupyter_accel.cluster.hub import CUSTOM
+    from jupyter_accel.cluster.identity_caches import CUSTOM
 
     assert set(CUSTOM) <= set(PREFERRED)  # a cache of a group discovery never chooses a version for never opens
     assert set(ApiAvailability.groups().values()) <= set(PREFERRED)

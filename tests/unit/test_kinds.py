@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from jupyter_accel.cluster.hub import CUSTOM
+from jupyter_accel.cluster.identity_caches import CUSTOM
 from jupyter_accel.cluster.permissions import CHECKS
 from jupyter_accel.cluster.writes import PLURALS
-from jupyter_accel.domain.kinds import KINDS, kind_info, kinds_taking, log_pod, pod_role, spec_for, spec_of
+from jupyter_accel.domain.kinds import KINDS, kind_info, kinds_taking, log_pod, pod_role, spec_of_kind, spec_of_object
 from jupyter_accel.models import JobKind
 from jupyter_accel.notebook.client import JOB_KINDS
 from jupyter_accel.push import TOPICS
@@ -33,14 +33,14 @@ def test_caches_permissions_topics_and_writes_cover_every_kind():
 
 
 def test_spec_of_reads_group_and_kind():
-    assert spec_of({"apiVersion": "ray.io/v1", "kind": "RayJob"}) is spec_for(JobKind.ray_job)
-    assert spec_of({"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob"}).kind is JobKind.pytorch
-    assert spec_of({"apiVersion": "batch/v1", "kind": "Job"}) is None
-    assert spec_of({"apiVersion": "example.com/v1", "kind": "RayJob"}) is None
+    assert spec_of_object({"apiVersion": "ray.io/v1", "kind": "RayJob"}) is spec_of_kind(JobKind.ray_job)
+    assert spec_of_object({"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob"}).kind is JobKind.pytorch
+    assert spec_of_object({"apiVersion": "batch/v1", "kind": "Job"}) is None
+    assert spec_of_object({"apiVersion": "example.com/v1", "kind": "RayJob"}) is None
 
 
 def test_roles_are_read_per_kind():
-    rayjob, trainjob = spec_for(JobKind.ray_job), spec_for(JobKind.trainjob)
+    rayjob, trainjob = spec_of_kind(JobKind.ray_job), spec_of_kind(JobKind.trainjob)
     assert pod_role(rayjob, pod("s", **{"job-name": "j"})) == "submitter"
     assert pod_role(rayjob, pod("h", **{"ray.io/node-type": "head"})) == "head"
     # a JobSet's pods carry job-name too (the Job controller's label): still the replicated job's role
@@ -48,26 +48,29 @@ def test_roles_are_read_per_kind():
         pod_role(trainjob, pod("n", **{"job-name": "t-node-0", "jobset.sigs.k8s.io/replicatedjob-name": "node"}))
         == "node"
     )
-    assert pod_role(spec_for(JobKind.pytorch), pod("m", **{"training.kubeflow.org/replica-type": "Master"})) == "master"
+    assert (
+        pod_role(spec_of_kind(JobKind.pytorch), pod("m", **{"training.kubeflow.org/replica-type": "Master"}))
+        == "master"
+    )
     assert pod_role(None, pod("x", **{"jupyter-accel.io/role": "worker"})) == "worker"
 
 
 def test_the_log_pod_is_the_first_role_then_by_name():
-    rayjob = spec_for(JobKind.ray_job)
+    rayjob = spec_of_kind(JobKind.ray_job)
     pods = [pod("w", **{"ray.io/node-type": "worker"}), pod("h", **{"ray.io/node-type": "head"})]
     assert log_pod(rayjob, pods) == "h"
     assert log_pod(rayjob, [*pods, pod("sub", **{"job-name": "x"})]) == "sub"
     master = pod("z-master", **{"training.kubeflow.org/replica-type": "Master"})
     worker = pod("a-worker", **{"training.kubeflow.org/replica-type": "Worker"})
-    assert log_pod(spec_for(JobKind.pytorch), [worker, master]) == "z-master"
-    assert log_pod(spec_for(JobKind.trainjob), [pod("b"), pod("a")]) == "a"
+    assert log_pod(spec_of_kind(JobKind.pytorch), [worker, master]) == "z-master"
+    assert log_pod(spec_of_kind(JobKind.trainjob), [pod("b"), pod("a")]) == "a"
     assert log_pod(rayjob, []) is None
 
 
 def test_request_fields_and_wire_info():
     assert [s.kind for s in kinds_taking("entrypoint")] == [JobKind.ray_job]
     assert {s.kind for s in kinds_taking("head")} == {JobKind.ray_cluster, JobKind.ray_job}
-    info = kind_info(spec_for(JobKind.ray_cluster), "v1")
+    info = kind_info(spec_of_kind(JobKind.ray_cluster), "v1")
     assert (info.label, info.badge, info.served, info.dashboard, info.roles[0]) == (
         "Ray cluster",
         "R",
@@ -75,13 +78,13 @@ def test_request_fields_and_wire_info():
         True,
         "head",
     )
-    assert kind_info(spec_for(JobKind.pytorch), None).served is False
-    assert kind_info(spec_for(JobKind.pytorch), None).dashboard is False
+    assert kind_info(spec_of_kind(JobKind.pytorch), None).served is False
+    assert kind_info(spec_of_kind(JobKind.pytorch), None).dashboard is False
 
 
 def test_suspend_patches_follow_each_operator():
-    assert spec_for(JobKind.pytorch).suspend_patch(True) == {"spec": {"runPolicy": {"suspend": True}}}
-    assert spec_for(JobKind.ray_job).suspend_patch(False) == {"spec": {"suspend": False}}
+    assert spec_of_kind(JobKind.pytorch).suspend_patch(True) == {"spec": {"runPolicy": {"suspend": True}}}
+    assert spec_of_kind(JobKind.ray_job).suspend_patch(False) == {"spec": {"suspend": False}}
 
 
 def test_the_front_end_fixture_is_the_registry_as_info_sends_it():
@@ -98,7 +101,7 @@ def test_a_kinds_defaults_live_on_its_spec_and_the_admin_overrides_them_per_kind
     for s in KINDS:
         assert plain.image_for(s.kind) == s.default_image
         assert plain.max_run_seconds_for(s.kind) == s.default_max_run_seconds
-    ray, pytorch = spec_for(JobKind.ray_cluster), spec_for(JobKind.pytorch)
+    ray, pytorch = spec_of_kind(JobKind.ray_cluster), spec_of_kind(JobKind.pytorch)
     assert ray.default_max_run_seconds == 8 * 3600 and pytorch.default_max_run_seconds is None
     admin = JobSettings(
         default_images={"pytorch": "registry.example.com/pt:1", "ray-job": ""},

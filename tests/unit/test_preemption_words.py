@@ -7,7 +7,7 @@ import pytest
 
 from jupyter_accel.domain.preemption import preemption
 from jupyter_accel.domain.workload_state import NEVER, describe
-from jupyter_accel.domain.workloads import Reading
+from jupyter_accel.domain.workloads import WorkloadContext
 from jupyter_accel.models import WorkloadState
 
 # Recorded from devcluster (Kueue 0.17.0): RayCluster pre-low (low-priority, 100) preempted in ClusterQueue
@@ -56,7 +56,7 @@ PREEMPTOR = {
 
 
 def test_the_preemptor_is_named_with_its_priority_and_why_in_plain_words():
-    reading = Reading.of([PREEMPTOR])
+    reading = WorkloadContext.of([PREEMPTOR])
     state, reason, text = reading.describe(preempted())
     assert (state, reason) == (WorkloadState.evicted, "InClusterQueue")
     assert text == (

@@ -105,7 +105,7 @@ class Cache:
 
 
 class DictHub:
-    """The read service's caches as plain dicts (what Publisher reads of cluster/hub.Hub)."""
+    """The read service's caches as plain dicts (what Publisher reads of cluster/identity_caches.IdentityCaches)."""
 
     def __init__(self, **caches):
         self.informers = {k: Cache(v) for k, v in caches.items()}

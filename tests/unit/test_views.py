@@ -15,7 +15,7 @@ from jupyter_accel.services.errors import Invalid
 
 
 class Caches:
-    """Revisions per cache key, as the Hub keeps them (bumped by each change an informer applies)."""
+    """Revisions per cache key, as the IdentityCaches keeps them (bumped by each change an informer applies)."""
 
     def __init__(self) -> None:
         self.revisions: dict[str, int] = {}

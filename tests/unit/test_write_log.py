@@ -37,7 +37,7 @@ class Cache:
         self.applied_version = rv
 
 
-class Hub:
+class IdentityCaches:
     def __init__(self) -> None:
         self.caches = {"pytorchjobs": Cache()}
         self.writes = WriteLog(self.caches.get)
@@ -51,7 +51,7 @@ class Hub:
         threading.Timer(lag, self.caches["pytorchjobs"].apply, (name, rv, deleted)).start()
 
 
-def names(hub: Hub, delay: float = 0.0):
+def names(hub: IdentityCaches, delay: float = 0.0):
     def build() -> Visibility:
         held = sorted(n for _, n in hub.caches["pytorchjobs"].objects)  # a snapshot, then the slow part
         time.sleep(delay)
@@ -68,7 +68,7 @@ def test_resource_versions_order_numerically_and_say_when_they_cannot():
 
 
 def test_a_write_is_seen_once_its_cache_reaches_its_version():
-    hub = Hub()
+    hub = IdentityCaches()
     hub.writes.record("pytorchjobs", {"metadata": {"resourceVersion": "105"}}, "ns", "a")
     assert hub.writes.seen() == 0
     hub.caches["pytorchjobs"].apply("other", "104")
@@ -78,7 +78,7 @@ def test_a_write_is_seen_once_its_cache_reaches_its_version():
 
 
 def test_opaque_versions_compare_the_object_itself_and_deletes_wait_for_it_to_go():
-    hub = Hub()
+    hub = IdentityCaches()
     cache = hub.caches["pytorchjobs"]
     cache.applied_version = "opaque-1"
     hub.writes.record("pytorchjobs", {"metadata": {"resourceVersion": "x7"}}, "ns", "a")
@@ -93,7 +93,7 @@ def test_opaque_versions_compare_the_object_itself_and_deletes_wait_for_it_to_go
 
 
 def test_a_write_of_a_kind_without_a_cache_or_never_seen_holds_no_read_for_long(monkeypatch):
-    hub = Hub()
+    hub = IdentityCaches()
     hub.writes.record("rayclusters", {"metadata": {"resourceVersion": "500"}}, "ns", "r")  # no such cache
     assert hub.writes.seen() == 1
     monkeypatch.setattr(written, "PATIENCE", 0.05)
@@ -104,7 +104,7 @@ def test_a_write_of_a_kind_without_a_cache_or_never_seen_holds_no_read_for_long(
 
 
 def test_the_list_after_a_write_holds_it_although_the_watch_is_late():
-    hub, views = Hub(), Views()
+    hub, views = IdentityCaches(), Views()
 
     async def scenario():
         assert b'""' in await views.get(hub, "jobs", ("namespace",), names(hub))  # computed, memoized: empty
@@ -120,7 +120,7 @@ def test_the_list_after_a_write_holds_it_although_the_watch_is_late():
 
 def test_a_computation_begun_before_the_write_does_not_answer_the_read_after_it():
     """A slow computation is under way when the write lands: the read waits for it and for one begun after."""
-    hub, views = Hub(), Views()
+    hub, views = IdentityCaches(), Views()
 
     async def scenario():
         await views.get(hub, "jobs", ("namespace",), names(hub))
@@ -137,7 +137,7 @@ def test_a_computation_begun_before_the_write_does_not_answer_the_read_after_it(
 
 
 def test_a_delete_is_gone_from_the_read_after_it():
-    hub, views = Hub(), Views()
+    hub, views = IdentityCaches(), Views()
     hub.caches["pytorchjobs"].apply("doomed", "120")
 
     async def scenario():
@@ -150,7 +150,7 @@ def test_a_delete_is_gone_from_the_read_after_it():
 
 
 def test_the_blocking_wait_of_a_service_returns_once_the_cache_holds_the_write():
-    hub = Hub()
+    hub = IdentityCaches()
     hub.write("a", "300", lag=0.05)
     t0 = time.monotonic()
     written.caught_up(hub)

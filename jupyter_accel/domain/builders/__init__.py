@@ -14,9 +14,9 @@ from .script import MAX_SCRIPT_BYTES, build_script_configmap
 
 
 def _build(request: JobRequest, ctx: BuildContext) -> dict[str, Any]:
-    from ..kinds import spec_for
+    from ..kinds import spec_of_kind
 
-    return spec_for(request.kind).build(request, ctx)
+    return spec_of_kind(request.kind).build(request, ctx)
 
 
 @dataclass(frozen=True)
@@ -48,9 +48,9 @@ def build_objects(request: JobRequest, ctx: BuildContext) -> list[dict[str, Any]
 
 def pod_sets(obj: dict[str, Any]) -> list[PodDemand]:
     """The pods a job CR (built by us or not) will run, by Kueue PodSet name; [] for other kinds."""
-    from ..kinds import spec_by_cr_kind
+    from ..kinds import spec_of_cr_kind
 
-    spec = spec_by_cr_kind(str(obj.get("kind")))
+    spec = spec_of_cr_kind(str(obj.get("kind")))
     return spec.pod_sets(obj) if spec else []
 
 

@@ -89,9 +89,9 @@ def job_name(request: JobRequest, ctx: BuildContext) -> str:
         suffix = ctx.name_suffix
     else:
         raise ValueError("job_name: the request has no name, no client_request_id and the context no name_suffix")
-    from ..kinds import spec_for  # the registry imports the builders
+    from ..kinds import spec_of_kind  # the registry imports the builders
 
-    return f"{spec_for(request.kind).name_prefix}-{suffix.lower()}"
+    return f"{spec_of_kind(request.kind).name_prefix}-{suffix.lower()}"
 
 
 def script_configmap_name(job: str) -> str:
@@ -210,9 +210,9 @@ def script_path(request: JobRequest) -> str:
 def script_command(request: JobRequest) -> list[str]:
     """argv that runs the request's script from the mounted ConfigMap."""
     assert request.script is not None
-    from ..kinds import spec_for  # the registry imports the builders
+    from ..kinds import spec_of_kind  # the registry imports the builders
 
-    interpreter = request.script.interpreter or spec_for(request.kind).interpreter or ScriptInterpreter.python
+    interpreter = request.script.interpreter or spec_of_kind(request.kind).interpreter or ScriptInterpreter.python
     return [interpreter.value, script_path(request), *request.script.args]
 
 

@@ -50,17 +50,17 @@ def _group_versions() -> dict[str, tuple[str, ...]]:
 GROUP_VERSIONS: dict[str, tuple[str, ...]] = _group_versions()  # the job kinds' API groups, versions preferred first
 
 
-def spec_for(kind: JobKind) -> KindSpec:
+def spec_of_kind(kind: JobKind) -> KindSpec:
     return _BY_KIND[kind]
 
 
-def spec_of(obj: Mapping[str, Any]) -> KindSpec | None:
+def spec_of_object(obj: Mapping[str, Any]) -> KindSpec | None:
     """The spec of a job CR by its apiVersion group and kind; None for anything else."""
     group = str(obj.get("apiVersion", "")).rpartition("/")[0]
     return _BY_API.get((group, str(obj.get("kind", ""))))
 
 
-def spec_by_cr_kind(cr_kind: str) -> KindSpec | None:
+def spec_of_cr_kind(cr_kind: str) -> KindSpec | None:
     return _BY_CR_KIND.get(cr_kind)
 
 
@@ -115,7 +115,7 @@ __all__ = [
     "kinds_taking",
     "log_pod",
     "pod_role",
-    "spec_by_cr_kind",
-    "spec_for",
-    "spec_of",
+    "spec_of_cr_kind",
+    "spec_of_kind",
+    "spec_of_object",
 ]

@@ -6,7 +6,7 @@ the API server answers (health.py) and which watches reconnect are published as 
 when that changes.
 
 With a read service (remote.py), the cluster-scoped caches (readservice/keys.py) come from it instead of watches of
-this server's own; the read service itself runs a Hub limited to those caches (`only`).
+this server's own; the read service itself runs an IdentityCaches limited to those caches (`only`).
 """
 
 from __future__ import annotations
@@ -72,7 +72,7 @@ WRITTEN_KEYS: dict[tuple[str, str], str] = {
 }
 
 
-class Hub:
+class IdentityCaches:
     VISIBILITY_PERIOD = 3.0
     MAINTENANCE_PERIOD = 60.0
     IDLE_MAINTENANCE_PERIOD = 600.0  # nobody reads: a workbench left open costs the API server next to nothing
