@@ -67,10 +67,10 @@ def _product_counters(settings: dict[str, Any]) -> dict[str, Any]:
     """How often each cache changed and each answer was computed so far (what keeps the server busy)."""
     accel = settings.get("jupyter_accel")
     hub = getattr(accel, "hub", None)
-    views = getattr(accel, "views", None)
+    answers = getattr(accel, "answers", None)
     return {
         "cache_changes": {k: inf.revision for k, inf in list(getattr(hub, "informers", {}).items())},
-        "views_computed": dict(getattr(views, "computed_by_topic", {})),
+        "views_computed": dict(getattr(answers, "computed_by_topic", {})),
     }
 
 

@@ -18,7 +18,7 @@ from .config import AccelConfig
 from .models import API_PREFIX
 
 if TYPE_CHECKING:
-    from .api.views import Views
+    from .api.answers import Answers
     from .cluster.identity_caches import IdentityCaches
     from .cluster.kept_logs import KeptLogStore, LogKeeper
     from .cluster.session import ClusterSession
@@ -55,7 +55,7 @@ class AccelApp(ExtensionApp):
         self.registry = AcceleratorRegistry.from_config(list(self.accel_config.accelerators))
         self.hub: IdentityCaches | None = None
         self.broadcaster: Broadcaster | None = None
-        self.views: Views  # made in _start, with the broadcaster
+        self.answers: Answers  # made in _start, with the broadcaster
         self.inventory: Inventory
         self._probed_at = 0.0
         self.last_read = time.monotonic()  # requests set it (api/base.synced_hub)
@@ -93,7 +93,7 @@ class AccelApp(ExtensionApp):
         await asyncio.get_running_loop().run_in_executor(None, _import_runtime)
         if self.broadcaster is not None or self._stopped:
             return
-        from .api.views import Views
+        from .api.answers import Answers
         from .cluster.gil import share_with_event_loop
         from .cluster.session import ClusterSession
         from .push import Broadcaster
@@ -103,12 +103,12 @@ class AccelApp(ExtensionApp):
         self.session = ClusterSession(self.accel_config)
         self.idle_watch = IdleWatch(self.accel_config.idle_warning_seconds)
         self.idle_watch.start(self._idle_round, self.is_read, self._ray_tasks_round)
-        self.views = Views()
+        self.answers = Answers()
         self.inventory = Inventory(self.registry)
         self.broadcaster = Broadcaster(
             asyncio.get_running_loop(),
             self.accel_config.push_debounce,
-            prepare=lambda topics: self.views.refresh(self.hub, topics),
+            prepare=lambda topics: self.answers.refresh(self.hub, topics),
         )
         share_with_event_loop()  # the caches' threads start now (cluster/gil.py)
         self._start_hub()

@@ -9,7 +9,7 @@ from collections.abc import Awaitable, Callable, Iterable
 
 from .domain.kinds import KINDS
 
-# cache key -> the API topics whose answers it changes (api/views memoizes each answer by the caches it lists here)
+# cache key -> the API topics whose answers it changes (api/answers memoizes each answer by the caches it lists here)
 TOPICS: dict[str, tuple[str, ...]] = {
     "nodes": ("inventory", "jobs"),  # jobs: the accelerator names a job's pods are counted by
     "allpods": ("inventory",),

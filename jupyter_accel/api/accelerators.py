@@ -1,5 +1,5 @@
 """GET /accel/v1/inventory, its node pages, and /accel/v1/profiles: accelerators per model and node, hardware
-profiles. Answers come from api/views (computed off the event loop, once per change of the caches)."""
+profiles. Answers come from api/answers (computed off the event loop, once per change of the caches)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ class InventoryHandler(AccelHandler):
     async def get(self) -> None:
         hub = await self.synced_hub()
         inventory = self.accel.inventory
-        await self.send_view(hub, "inventory", (), lambda: inventory.summary(hub))
+        await self.send_answer(hub, "inventory", (), lambda: inventory.summary(hub))
 
 
 class InventoryNodesHandler(AccelHandler):
@@ -46,7 +46,7 @@ class InventoryNodesHandler(AccelHandler):
         model = self.get_argument("model", None) or None
         hub = await self.synced_hub()
         inventory = self.accel.inventory
-        await self.send_view(
+        await self.send_answer(
             hub, "inventory", ("nodes", model, offset, limit), lambda: inventory.nodes(hub, model, offset, limit)
         )
 
@@ -62,4 +62,4 @@ class ProfilesHandler(AccelHandler):
 
         hub = await self.synced_hub()
         registry = self.accel.registry
-        await self.send_view(hub, "profiles", (), lambda: profiles(hub, registry))
+        await self.send_answer(hub, "profiles", (), lambda: profiles(hub, registry))

@@ -187,20 +187,20 @@ class AccelHandler(APIHandler):
         self.finish(body)
 
     async def send_computed(self, fn: Callable[..., BaseModel], *args: Any) -> None:
-        """An answer computed and serialized in a view thread (api/views): fit checks and job details read the
+        """An answer computed and serialized in an answer thread (api/answers): fit checks and job details read the
         caches of the whole namespace or cluster, which must not hold up the event loop."""
-        from .views import VIEW_THREADS
+        from .answers import ANSWER_THREADS
 
         self.send_body(
-            await asyncio.get_running_loop().run_in_executor(VIEW_THREADS, lambda: fn(*args).model_dump_json())
+            await asyncio.get_running_loop().run_in_executor(ANSWER_THREADS, lambda: fn(*args).model_dump_json())
         )
 
-    async def send_view(
+    async def send_answer(
         self, hub: IdentityCaches, topic: str, params: tuple[Any, ...], build: Callable[[], BaseModel], **kw: Any
     ) -> None:
-        """A read answer from api/views: computed off the event loop, once per change of the caches it reads.
+        """A read answer from api/answers: computed off the event loop, once per change of the caches it reads.
         `build` must hold nothing of the request but what `params` names (it is kept to compute ahead)."""
-        self.send_body(await self.accel.views.get(hub, topic, params, build, **kw))
+        self.send_body(await self.accel.answers.get(hub, topic, params, build, **kw))
 
     def log_exception(self, typ: Any, value: Any, tb: Any) -> None:
         if isinstance(value, service_errors.ServiceError):

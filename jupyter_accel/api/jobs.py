@@ -80,7 +80,7 @@ class JobsHandler(JobsBase):
         ops = await self.ops()
         hub = ops.hub
         # jobs name times relative to now (time left, started ago): computed again at least this often
-        await self.send_view(hub, "jobs", (scope,), lambda: ops.list_jobs(scope), max_age=JOBS_MAX_AGE)
+        await self.send_answer(hub, "jobs", (scope,), lambda: ops.list_jobs(scope), max_age=JOBS_MAX_AGE)
 
     @web.authenticated
     async def post(self) -> None:

@@ -1,5 +1,5 @@
 """GET /accel/v1/queues and /workloads: LocalQueues with their ClusterQueue quota, Workloads with reasons.
-Answers come from api/views (computed off the event loop, once per change of the caches)."""
+Answers come from api/answers (computed off the event loop, once per change of the caches)."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ class QueuesHandler(AccelHandler):
 
         hub = await self.synced_hub()
         default = self.accel.accel_config.default_queue
-        await self.send_view(hub, "queues", (), lambda: queues(hub, default))
+        await self.send_answer(hub, "queues", (), lambda: queues(hub, default))
 
 
 class WorkloadsHandler(AccelHandler):
@@ -43,4 +43,4 @@ class WorkloadsHandler(AccelHandler):
         from ..services.reads import workloads
 
         hub = await self.synced_hub()
-        await self.send_view(hub, "workloads", (), lambda: workloads(hub))
+        await self.send_answer(hub, "workloads", (), lambda: workloads(hub))

@@ -4,7 +4,7 @@ A write's answer carries the resourceVersion it produced. The cache of that kind
 delivers an event at that version or later (resourceVersions are etcd revisions here, so they order across one
 kind's events; where one is not a number, the object itself is compared). A read that follows a write waits,
 bounded, until every write recorded before it is in the caches, and is then answered only from a computation that
-started after that (api/views.py). A write whose event never comes (a watch that broke) is given up after
+started after that (api/answers.py). A write whose event never comes (a watch that broke) is given up after
 `PATIENCE` seconds, so reads go on as before, at most that much later.
 """
 

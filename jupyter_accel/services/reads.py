@@ -1,5 +1,5 @@
 """The read answers other than jobs: the inventory and its node pages, hardware profiles, queues and workloads,
-each computed from the caches alone (in a view thread, see api/views.py). Against the IdentityCaches in the server and
+each computed from the caches alone (in an answer thread, see api/answers.py). Against the IdentityCaches in the server and
 plain dicts in tests; refusals are services.errors."""
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ class Inventory:
         self._last: tuple[Caches, object, InventoryResponse, list[Any]] | None = None
 
     def _full(self, hub: Caches) -> tuple[InventoryResponse, list[Any]]:
-        # the IdentityCaches' revision of nodes and pods (api/views); plain-dict caches in tests have none: built every time
+        # the IdentityCaches' revision of nodes and pods (api/answers); plain-dict caches in tests have none: built every time
         revision = hub.revision(depends("inventory")) if hasattr(hub, "revision") else object()
         with self._lock:
             if self._last is not None and self._last[0] is hub and self._last[1] == revision:

@@ -6,7 +6,7 @@ events by object, positions in line, the WorkloadContext of a Workload's sentenc
 once, on first use. /jobs, a job's detail and /workloads take the same WorkloadContext from it, so one Workload reads the
 same in all of them by construction. Services make it from the caches (`Snapshot.of`); tests construct it directly
 from plain dicts. A service lives one request and the answers are cached per revision of the caches they read
-(api/views.py), so one Snapshot serves one revision's answer.
+(api/answers.py), so one Snapshot serves one revision's answer.
 """
 
 from __future__ import annotations

@@ -60,7 +60,7 @@ class TestInventoryAsAdmin:
         admin_create(admin_api, gpu_pod(name, "gpu-h100-0", 3), "team-b")
         try:
             # the summary and the node page are two answers, each a moment behind the other while the pod starts
-            # (api/views.py: the inventory answers from its last answer between computations while pods churn)
+            # (api/answers.py: the inventory answers from its last answer between computations while pods churn)
             inv = await until_inventory(
                 api,
                 lambda b: (

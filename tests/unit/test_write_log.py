@@ -1,4 +1,4 @@
-"""cluster/written.py and api/views.py: a read that follows this server's write includes it (issue #31).
+"""cluster/written.py and api/answers.py: a read that follows this server's write includes it (issue #31).
 
 The caches here are plain dicts with a resourceVersion, filled by a thread a moment after the write, as a watch
 would: the read must wait for them, and must not be answered by an answer or a computation that began before."""
@@ -10,7 +10,7 @@ import threading
 import time
 from typing import Any
 
-from jupyter_accel.api.views import Views
+from jupyter_accel.api.answers import Answers
 from jupyter_accel.cluster import written
 from jupyter_accel.cluster.written import WriteLog, newer_or_same
 from jupyter_accel.models import Visibility
@@ -104,7 +104,7 @@ def test_a_write_of_a_kind_without_a_cache_or_never_seen_holds_no_read_for_long(
 
 
 def test_the_list_after_a_write_holds_it_although_the_watch_is_late():
-    hub, views = IdentityCaches(), Views()
+    hub, views = IdentityCaches(), Answers()
 
     async def scenario():
         assert b'""' in await views.get(hub, "jobs", ("namespace",), names(hub))  # computed, memoized: empty
@@ -120,7 +120,7 @@ def test_the_list_after_a_write_holds_it_although_the_watch_is_late():
 
 def test_a_computation_begun_before_the_write_does_not_answer_the_read_after_it():
     """A slow computation is under way when the write lands: the read waits for it and for one begun after."""
-    hub, views = IdentityCaches(), Views()
+    hub, views = IdentityCaches(), Answers()
 
     async def scenario():
         await views.get(hub, "jobs", ("namespace",), names(hub))
@@ -137,7 +137,7 @@ def test_a_computation_begun_before_the_write_does_not_answer_the_read_after_it(
 
 
 def test_a_delete_is_gone_from_the_read_after_it():
-    hub, views = IdentityCaches(), Views()
+    hub, views = IdentityCaches(), Answers()
     hub.caches["pytorchjobs"].apply("doomed", "120")
 
     async def scenario():

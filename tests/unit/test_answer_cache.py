@@ -1,4 +1,4 @@
-"""api/views: read answers computed off the event loop, once per revision of the caches they read."""
+"""api/answers: read answers computed off the event loop, once per revision of the caches they read."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from jupyter_accel.api.views import Views
+from jupyter_accel.api.answers import Answers
 from jupyter_accel.models import Visibility
 from jupyter_accel.push import depends
 from jupyter_accel.services.errors import Invalid
@@ -45,7 +45,7 @@ def run(coro):
 
 
 def test_an_answer_is_computed_once_per_revision_and_off_the_event_loop():
-    hub, views, build = Caches(), Views(), Counting()
+    hub, views, build = Caches(), Answers(), Counting()
 
     async def scenario():
         first = await views.get(hub, "inventory", (), build)
@@ -59,12 +59,12 @@ def test_an_answer_is_computed_once_per_revision_and_off_the_event_loop():
     first, again, still, new = run(scenario())
     assert first == again == still and b"answer 1" in first
     assert b"answer 2" in new and build.calls == 2
-    assert build.threads and all(t.startswith("accel-views") for t in build.threads)
+    assert build.threads and all(t.startswith("accel-answers") for t in build.threads)
     assert "allpods" in depends("inventory") and "workloads" not in depends("inventory")
 
 
 def test_requests_that_arrive_together_share_one_computation():
-    hub, views, build = Caches(), Views(), Counting(delay=0.2)
+    hub, views, build = Caches(), Answers(), Counting(delay=0.2)
 
     async def scenario():
         return await asyncio.gather(*(views.get(hub, "queues", (), build) for _ in range(20)))
@@ -74,7 +74,7 @@ def test_requests_that_arrive_together_share_one_computation():
 
 
 def test_the_event_loop_keeps_answering_while_a_view_is_computed():
-    hub, views, build = Caches(), Views(), Counting(delay=0.5)
+    hub, views, build = Caches(), Answers(), Counting(delay=0.5)
 
     async def scenario():
         task = asyncio.ensure_future(views.get(hub, "jobs", ("namespace",), build))
@@ -91,7 +91,7 @@ def test_the_event_loop_keeps_answering_while_a_view_is_computed():
 
 
 def test_max_age_recomputes_answers_that_name_times():
-    hub, views, build = Caches(), Views(), Counting()
+    hub, views, build = Caches(), Answers(), Counting()
 
     async def scenario():
         await views.get(hub, "jobs", ("mine",), build, max_age=0.05)
@@ -104,7 +104,7 @@ def test_max_age_recomputes_answers_that_name_times():
 
 
 def test_a_refused_request_leaves_nothing_behind():
-    hub, views = Caches(), Views()
+    hub, views = Caches(), Answers()
 
     def refuse() -> Visibility:
         raise Invalid("model: 'x' is not an accelerator model of this cluster", field="model")
@@ -118,7 +118,7 @@ def test_a_refused_request_leaves_nothing_behind():
 
 
 def test_refresh_computes_recently_read_views_of_changed_topics_before_the_push():
-    hub, views = Caches(), Views()
+    hub, views = Caches(), Answers()
     inventory, queues = Counting(), Counting()
 
     async def scenario():
@@ -135,7 +135,7 @@ def test_refresh_computes_recently_read_views_of_changed_topics_before_the_push(
 
 
 def test_a_new_identity_does_not_see_the_old_answers():
-    views, build = Views(), Counting()
+    views, build = Answers(), Counting()
 
     async def scenario():
         await views.get(Caches(), "profiles", (), build)
@@ -146,7 +146,7 @@ def test_a_new_identity_does_not_see_the_old_answers():
 
 
 def test_while_the_caches_churn_a_slow_view_answers_at_once_and_computes_the_next_answer_ahead():
-    hub, views, build = Caches(), Views(), Counting(delay=0.2)
+    hub, views, build = Caches(), Answers(), Counting(delay=0.2)
 
     async def scenario():
         await views.get(hub, "inventory", (), build)
@@ -163,9 +163,9 @@ def test_while_the_caches_churn_a_slow_view_answers_at_once_and_computes_the_nex
 
 
 def test_a_read_waits_for_the_new_answer_after_a_quiet_change_of_a_quick_view_and_of_the_jobs(monkeypatch):
-    from jupyter_accel.api import views as views_module
+    from jupyter_accel.api import answers as views_module
 
-    hub, views = Caches(), Views()
+    hub, views = Caches(), Answers()
     slow, quick, jobs = Counting(delay=0.06), Counting(), Counting(delay=0.06)
 
     async def scenario():

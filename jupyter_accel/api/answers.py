@@ -4,7 +4,7 @@ A read handler asks for a view by topic and parameters. If the caches it is comp
 changed since the last answer, the stored bytes go out at once: the event loop does a dict lookup and a write.
 Otherwise one worker thread computes it, and every request that arrives meanwhile waits on that same computation
 (or, while the caches churn, gets the answer before it: see MAX_STALE and AHEAD_TOPICS).
-Before the broadcaster tells browsers that a topic changed, it has the views of that topic that were read recently
+Before the broadcaster tells browsers that a topic changed, it has the answers of that topic that were read recently
 computed again (`refresh`), so the refetch that the push causes finds its answer ready.
 """
 
@@ -25,9 +25,9 @@ if TYPE_CHECKING:
 
     from ..cluster.identity_caches import IdentityCaches
 
-# Views are CPU work under the GIL: two threads keep one slow view from holding up the others, more would only
+# Answers are CPU work under the GIL: two threads keep one slow view from holding up the others, more would only
 # take turns with the event loop.
-VIEW_THREADS = ThreadPoolExecutor(max_workers=2, thread_name_prefix="accel-views")
+ANSWER_THREADS = ThreadPoolExecutor(max_workers=2, thread_name_prefix="accel-answers")
 WARM_FOR = 300.0  # seconds after its last read that a view is still computed ahead of the next one
 # While the caches churn (a burst of pod changes, kwok starting 20,000 pods) a new answer is being computed nearly
 # all the time, and would be out of date again when it is done: a request that arrives while one is computed gets
@@ -63,7 +63,7 @@ class _Entry:
     running_writes_seen: int = 0  # the same for the running computation
 
 
-class Views:
+class Answers:
     """The memoized read answers of one server. One computation per view at a time: a request that finds one
     running waits for it (it began before the request came, from caches that are eventually consistent anyway)."""
 
@@ -117,7 +117,7 @@ class Views:
             del self._entries[key]
 
     async def refresh(self, hub: IdentityCaches | None, topics: Iterable[str]) -> None:
-        """Compute again the recently read views of these topics whose caches changed (called before a push)."""
+        """Compute again the recently read answers of these topics whose caches changed (called before a push)."""
         wanted, now, jobs = set(topics), time.monotonic(), []
         for key, entry in list(self._entries.items()):
             if entry.hub is not hub or now - entry.read_at > WARM_FOR:
@@ -165,7 +165,7 @@ class Views:
 
         started = time.monotonic()
         try:
-            body = await asyncio.get_running_loop().run_in_executor(VIEW_THREADS, work)
+            body = await asyncio.get_running_loop().run_in_executor(ANSWER_THREADS, work)
         finally:
             entry.running = None
         entry.computed_at = time.monotonic()
