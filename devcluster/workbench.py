@@ -24,10 +24,16 @@ import subprocess
 import tarfile
 import tempfile
 import time
+import zipfile
 from pathlib import Path
 from typing import Any
 
 import yaml
+from installer import install
+from installer.destinations import SchemeDictionaryDestination
+from installer.sources import WheelFile
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
 from . import pki
 from .node import node_exec, pid1_of
@@ -66,16 +72,11 @@ def _python_minor() -> str:
 
 def check_requirements(wheel: Path, freeze: str) -> None:
     """The wheel's requirements (no extras) must be in the base layer; else say which, and to rebuild it."""
-    from packaging.requirements import Requirement
-    from packaging.utils import canonicalize_name
-
     have = {}
     for line in freeze.splitlines():
         if "==" in line:
             name, version = line.split("==", 1)
             have[canonicalize_name(name)] = version.strip()
-    import zipfile
-
     with zipfile.ZipFile(wheel) as z:
         meta = next(n for n in z.namelist() if n.endswith(".dist-info/METADATA"))
         lines = z.read(meta).decode().splitlines()
@@ -98,10 +99,6 @@ def check_requirements(wheel: Path, freeze: str) -> None:
 
 def wheel_layer(wheel: Path, out: Path, python: str) -> Path:
     """The wheel installed into the image's venv, as a layer tar (owner root): what `pip install` would write."""
-    from installer import install
-    from installer.destinations import SchemeDictionaryDestination
-    from installer.sources import WheelFile
-
     with tempfile.TemporaryDirectory(prefix="ja-wheel-layer.") as tmp:
         site = f"{VENV}/lib/{python}/site-packages"
         scheme = {"purelib": site, "platlib": site, "headers": f"{VENV}/include", "scripts": f"{VENV}/bin",
