@@ -8,6 +8,8 @@ import { Locator } from '@playwright/test';
 import * as fs from 'fs';
 import * as path from 'path';
 
+import { createOnRealNode } from './real-node';
+
 const PANEL_ID = 'jupyter-accel-panel';
 const SCREENSHOTS =
   process.env.ACCEL_SCREENSHOT_DIR ||
@@ -219,27 +221,22 @@ test("a job on the real node: its own output in its detail (the README's screens
 }) => {
   // the job detail of the README runs on devcluster's real node: the log it shows is the job's own output,
   // never a simulated node's fixture
-  const image = process.env.JA_NODE_IMAGE;
-  expect(image, 'the real node prints its image (JA_NODE_IMAGE)').toBeTruthy();
+  test.skip(
+    !process.env.JA_NODE_IMAGE,
+    'devcluster runs no real node (it needs root)'
+  );
   test.setTimeout(240_000);
-  const name = `real-${Date.now().toString(36)}`;
-  const created = await page.request.post('/accel/v1/jobs', {
-    data: {
-      kind: 'pytorch',
-      name,
-      image,
-      queue: process.env.JA_NODE_QUEUE || 'real-node',
-      workers: 1,
-      cpu: '500m',
-      memory: '1Gi',
-      command: [
-        'sh',
-        '-c',
-        'for step in 1 2 3; do echo "hello from $(hostname), step $step of 3"; sleep 1; done'
-      ]
-    }
+  const name = await createOnRealNode(page.request, '', 'real', {
+    kind: 'pytorch',
+    workers: 1,
+    cpu: '500m',
+    memory: '1Gi',
+    command: [
+      'sh',
+      '-c',
+      'for step in 1 2 3; do echo "hello from $(hostname), step $step of 3"; sleep 1; done'
+    ]
   });
-  expect(created.status(), await created.text()).toBe(201);
   try {
     const panel = await openPanel(page);
     const row = section(panel, 'My jobs').locator(`[data-job="${name}"]`);
@@ -396,22 +393,17 @@ test('opens the real Ray dashboard of a cluster on the real node from its detail
   page
 }) => {
   // devcluster's real node runs pods (as root, where the node can run); it prints its image and queue.
-  const image = process.env.JA_NODE_IMAGE;
-  test.skip(!image, 'devcluster runs no real node (it needs root)');
+  test.skip(
+    !process.env.JA_NODE_IMAGE,
+    'devcluster runs no real node (it needs root)'
+  );
   test.setTimeout(300_000);
-  const name = `dash-${Date.now().toString(36)}`;
-  const created = await page.request.post('/accel/v1/jobs', {
-    data: {
-      kind: 'ray-cluster',
-      name,
-      image,
-      queue: process.env.JA_NODE_QUEUE || 'real-node',
-      workers: 0,
-      cpu: '500m',
-      memory: '2Gi'
-    }
+  const name = await createOnRealNode(page.request, '', 'dash', {
+    kind: 'ray-cluster',
+    workers: 0,
+    cpu: '500m',
+    memory: '2Gi'
   });
-  expect(created.status(), await created.text()).toBe(201);
   try {
     const panel = await openPanel(page);
     const row = section(panel, 'My jobs').locator(`[data-job="${name}"]`);
@@ -475,30 +467,22 @@ test("charts a busy job's accelerator use from the metrics API", async ({
   page
 }) => {
   // devcluster's Prometheus scrapes the real node's device exporter: DCGM's names, each container's CPU use
-  const image = process.env.JA_NODE_IMAGE;
   test.skip(
-    !image || !process.env.JUPYTER_ACCEL_METRICS_URL,
+    !process.env.JA_NODE_IMAGE || !process.env.JUPYTER_ACCEL_METRICS_URL,
     'devcluster runs no real node (it needs root) or no Prometheus'
   );
   test.setTimeout(300_000);
-  const name = `busy-${Date.now().toString(36)}`;
-  const created = await page.request.post('/accel/v1/jobs', {
-    data: {
-      kind: 'pytorch',
-      name,
-      image,
-      queue: process.env.JA_NODE_QUEUE || 'real-node',
-      workers: 1,
-      cpu: '1',
-      memory: '1Gi',
-      accelerators: { resource: 'nvidia.com/gpu', count: 1 },
-      script: {
-        text: 'import time\nend = time.time() + 240\nwhile time.time() < end:\n    pass\n',
-        interpreter: 'python'
-      }
+  const name = await createOnRealNode(page.request, '', 'busy', {
+    kind: 'pytorch',
+    workers: 1,
+    cpu: '1',
+    memory: '1Gi',
+    accelerators: { resource: 'nvidia.com/gpu', count: 1 },
+    script: {
+      text: 'import time\nend = time.time() + 240\nwhile time.time() < end:\n    pass\n',
+      interpreter: 'python'
     }
   });
-  expect(created.status(), await created.text()).toBe(201);
   try {
     const panel = await openPanel(page);
     const row = section(panel, 'My jobs').locator(`[data-job="${name}"]`);
@@ -534,8 +518,10 @@ test("charts a busy job's accelerator use from the metrics API", async ({
 test('shows the progress a TrainJob reports as a bar with its numbers', async ({
   page
 }) => {
-  const image = process.env.JA_NODE_IMAGE;
-  test.skip(!image, 'devcluster runs no real node (it needs root)');
+  test.skip(
+    !process.env.JA_NODE_IMAGE,
+    'devcluster runs no real node (it needs root)'
+  );
   test.setTimeout(300_000);
   // the example's script POSTs 50 % after one step and 100 % after the second to Trainer's status server
   const script = fs.readFileSync(
@@ -550,20 +536,13 @@ test('shows the progress a TrainJob reports as a bar with its numbers', async ({
     ),
     'utf8'
   );
-  const name = `prog-${Date.now().toString(36)}`;
-  const created = await page.request.post('/accel/v1/jobs', {
-    data: {
-      kind: 'trainjob',
-      name,
-      image,
-      queue: process.env.JA_NODE_QUEUE || 'real-node',
-      workers: 2,
-      cpu: '500m',
-      memory: '1Gi',
-      script: { text: script, interpreter: 'python' }
-    }
+  const name = await createOnRealNode(page.request, '', 'prog', {
+    kind: 'trainjob',
+    workers: 2,
+    cpu: '500m',
+    memory: '1Gi',
+    script: { text: script, interpreter: 'python' }
   });
-  expect(created.status(), await created.text()).toBe(201);
   try {
     const panel = await openPanel(page);
     const row = section(panel, 'My jobs').locator(`[data-job="${name}"]`);

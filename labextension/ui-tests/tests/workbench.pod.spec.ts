@@ -9,6 +9,8 @@
 import { expect, IJupyterLabPageFixture, test } from '@jupyterlab/galata';
 import * as path from 'path';
 
+import { createOnRealNode } from './real-node';
+
 const BASE = (process.env.JA_WORKBENCH_URL || '').replace(/\/$/, '');
 const PANEL_ID = 'jupyter-accel-panel';
 const SCREENSHOTS =
@@ -168,23 +170,18 @@ test('a kernel in the pod reaches a Ray cluster through in-cluster DNS', async (
   page,
   tmpPath
 }) => {
-  const image = process.env.JA_NODE_IMAGE;
-  expect(image, 'the real node prints its image (JA_NODE_IMAGE)').toBeTruthy();
+  expect(
+    process.env.JA_NODE_IMAGE,
+    'the real node prints its image (JA_NODE_IMAGE)'
+  ).toBeTruthy();
   test.setTimeout(360_000);
-  const name = `wb-ray-${Date.now().toString(36)}`;
   // created by the pod's server with the workbench's own ServiceAccount (tier a may create RayClusters)
-  const created = await page.request.post(`${BASE}/accel/v1/jobs`, {
-    data: {
-      kind: 'ray-cluster',
-      name,
-      image,
-      queue: process.env.JA_NODE_QUEUE || 'real-node',
-      workers: 0,
-      cpu: '500m',
-      memory: '2Gi'
-    }
+  const name = await createOnRealNode(page.request, BASE, 'wb-ray', {
+    kind: 'ray-cluster',
+    workers: 0,
+    cpu: '500m',
+    memory: '2Gi'
   });
-  expect(created.status(), await created.text()).toBe(201);
   try {
     await expect
       .poll(
