@@ -87,9 +87,10 @@ class JobsService(JobControl):
         """The simulated (kwok) nodes among those this account reads; once per service, which lives one request."""
         return simulated_nodes(self.hub.items("nodes")) if self.hub.readable("nodes") else frozenset()
 
-    @functools.cached_property
     def snapshot(self) -> Snapshot:
-        """This request's reading of the caches (services/snapshot.py): the slices and their indexes, once."""
+        """A reading of the caches as they are now (services/snapshot.py): the slices and their indexes, built once
+        for the answer that takes it. Never kept on the service: api/answers keeps `list_jobs` itself and calls it
+        again when the caches change, and each call must read them afresh."""
         return Snapshot.of(self.hub, self.known_accelerators())
 
     def _view(self, obj: dict[str, Any], snap: Snapshot, with_ahead: bool = True) -> JobView:
@@ -119,7 +120,7 @@ class JobsService(JobControl):
 
     def list_jobs(self, scope: str) -> JobsResponse:
         check_scope(scope)
-        snap = self.snapshot  # the indexes once per list: not a scan per job
+        snap = self.snapshot()  # the indexes once per list: not a scan per job
         workbench = self.settings.workbench_label
         views: list[JobView] = []
         visibility: dict[str, Visibility] = {}
@@ -160,7 +161,7 @@ class JobsService(JobControl):
             if fresh is None:
                 raise
             obj = self._typed(self._served(kind), trim_generic(fresh))
-        snap = self.snapshot
+        snap = self.snapshot()
         pods = snap.by_label.select(obj)
         view = self._view(obj, snap)
         about = {("Pod", p["metadata"]["name"]) for p in pods} | {(obj["kind"], name)}
@@ -406,7 +407,7 @@ class JobsService(JobControl):
 
     def _fresh_view(self, obj: dict[str, Any]) -> JobView:
         caught_up(self.hub)  # after this server's own write: a reading of the caches taken now, not the request's
-        return self._view(obj, Snapshot.of(self.hub, self.known_accelerators()))
+        return self._view(obj, self.snapshot())
 
     def delete(self, kind: JobKind, name: str) -> None:
         self._writable()

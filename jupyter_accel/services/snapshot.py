@@ -4,9 +4,9 @@ Every read answer that looks at Workloads, pods, events or queues reads them thr
 (None where this identity may not read them) and the indexes built from them (workloads by job, pods by label,
 events by object, positions in line, the WorkloadContext of a Workload's sentence, the start-estimate index), each built
 once, on first use. /jobs, a job's detail and /workloads take the same WorkloadContext from it, so one Workload reads the
-same in all of them by construction. Services make it from the caches (`Snapshot.of`); tests construct it directly
-from plain dicts. A service lives one request and the answers are cached per revision of the caches they read
-(api/answers.py), so one Snapshot serves one revision's answer.
+same in all of them by construction. Services make it from the caches (`Snapshot.of`) afresh for each answer they
+compute, never keeping one: api/answers.py keeps an answer's function and calls it again when the caches change, so
+one Snapshot serves one revision's answer. Tests construct it directly from plain dicts.
 """
 
 from __future__ import annotations

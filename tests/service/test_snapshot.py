@@ -36,3 +36,26 @@ def test_immutable_and_each_index_built_once():
         snap.workloads = ()  # type: ignore[misc]
     assert snap.reading is snap.reading and snap.by_job is snap.by_job and snap.eta is snap.eta
     assert snap.reading.by_uid["wl-a"]["metadata"]["name"] == "a"
+
+
+def test_a_service_asked_again_reads_the_caches_again():
+    """api/answers keeps `lambda: service.list_jobs(scope)` and calls it again on every change of the caches: the
+    second call must see the change (a snapshot kept on the service would answer the first reading forever)."""
+    from memory_cluster import MemoryWriter
+
+    from jupyter_accel.domain.accelerators import AcceleratorRegistry
+    from jupyter_accel.services.jobs import JobSettings, JobsService
+
+    hub = MemoryHub()
+    for key in ("rayjobs", "pytorchjobs", "trainjobs", "workloads", "events", "nodes"):
+        hub.caches[key] = []
+    job = {"metadata": {"name": "rc", "namespace": "team-a", "uid": "u1"},
+           "spec": {"headGroupSpec": {"template": {"spec": {"containers": []}}}}}  # fmt: skip
+    pod = {"metadata": {"name": "rc-head", "namespace": "team-a", "labels": {"ray.io/cluster": "rc"}},
+           "spec": {"containers": [{"name": "ray-head"}]}, "status": {"phase": "Pending"}}  # fmt: skip
+    hub.caches.update(rayclusters=[job], pods=[pod])
+    svc = JobsService(hub, MemoryWriter(hub), AcceleratorRegistry.from_config([]), JobSettings())
+    answer = lambda: svc.list_jobs("namespace").jobs[0].pods  # noqa: E731 - what api/answers keeps
+    assert [p.phase for p in answer()] == ["Pending"]
+    hub.caches["pods"] = [{**pod, "status": {"phase": "Running"}}]
+    assert [p.phase for p in answer()] == ["Running"]
