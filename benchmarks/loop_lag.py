@@ -4,9 +4,12 @@ Two measures, both kept with `time.monotonic()` stamps (CLOCK_MONOTONIC is syste
 exactly its own load windows with `GET /bench/loop-lag?start=T0&end=T1`):
 - lateness: a coroutine asks to wake every 5 ms; how much later it wakes is what any request felt, queueing
   behind everything else on the loop included;
-- holds: every callback the loop runs is timed (asyncio's Handle._run is wrapped: wall and thread CPU time); those
-  over 5 ms are kept with what ran, so "no handler holds the loop for > 20 ms" is checked per callback, the
-  culprit named, and its CPU time tells work on the loop from waiting for the GIL or a core.
+- holds: every callback the loop runs is timed (asyncio's Handle._run is wrapped); those over 5 ms are kept with
+  what ran, so "no handler holds the loop for > 20 ms" is checked per callback and the culprit named. Each hold's
+  wall time is split three ways: the loop thread's CPU time (work on the loop), its time runnable but waiting for a
+  core (the kernel's per-thread schedstat: the machine's cores were busy), and the rest, asleep, which for a
+  callback that makes no blocking call is waiting for the GIL; the CPU time the server's other threads used
+  meanwhile is kept beside it.
 Loaded only by the benchmarks (`jpserver_extensions`), never by the product.
 """
 
@@ -15,6 +18,8 @@ from __future__ import annotations
 import asyncio
 import collections
 import json
+import os
+import threading
 import time
 from asyncio import events
 from typing import Any
@@ -26,8 +31,8 @@ from tornado import web
 TICK = 0.005
 KEEP_HOLD = 0.005
 LATENESS: collections.deque[tuple[float, float]] = collections.deque(maxlen=400_000)  # (when, s): ~30 min
-# (when, s, CPU s of the loop's thread in it, what): a hold much longer than its CPU time waited for the GIL or a core
-HOLDS: collections.deque[tuple[float, float, float, str]] = collections.deque(maxlen=100_000)
+# (when, s, then s of it: on a core, runnable waiting for a core, the other threads' CPU; what ran)
+HOLDS: collections.deque[tuple[float, float, float, float, float, str]] = collections.deque(maxlen=100_000)
 
 
 async def _probe() -> None:
@@ -38,18 +43,30 @@ async def _probe() -> None:
 
 
 def _time_callbacks() -> None:
+    """Time every callback of the loop in this (the loop's) thread."""
     run = events.Handle._run
+    loop_thread = threading.get_native_id()
+    # this thread's schedstat: "ns on a core, ns runnable waiting for one, timeslices"; read again with pread (~1 us)
+    schedstat = os.open(f"/proc/self/task/{loop_thread}/schedstat", os.O_RDONLY)
+
+    def waited() -> int:
+        return int(os.pread(schedstat, 96, 0).split()[1])
 
     def timed(self: events.Handle) -> None:
+        if threading.get_native_id() != loop_thread:  # another thread's loop (none in the server so far)
+            return run(self)
         task = getattr(self._callback, "__self__", None)  # a task's step: name its coroutine, not the wrapper
         coro = task.get_coro() if isinstance(task, asyncio.Task) else None
-        t0, cpu0 = time.monotonic(), time.thread_time()
+        t0, cpu0, all0, queued0 = time.monotonic(), time.thread_time(), time.process_time(), waited()
         try:
             run(self)
         finally:
             took = time.monotonic() - t0
             if took > KEEP_HOLD:
-                HOLDS.append((t0, took, time.thread_time() - cpu0, _describe(self, coro)))
+                cpu = time.thread_time() - cpu0
+                others = max(0.0, time.process_time() - all0 - cpu)
+                queued = (waited() - queued0) / 1e9
+                HOLDS.append((t0, took, cpu, queued, others, _describe(self, coro)))
 
     events.Handle._run = timed  # type: ignore[method-assign]
 
@@ -80,7 +97,7 @@ class LoopLagHandler(JupyterHandler):
         start = float(self.get_argument("start", "0"))
         end = float(self.get_argument("end", str(time.monotonic())))
         lateness = [lag for at, lag in list(LATENESS) if start <= at <= end]
-        holds = [(took, cpu, what) for at, took, cpu, what in list(HOLDS) if start <= at <= end]
+        holds = [hold[1:] for hold in list(HOLDS) if start <= hold[0] <= end]
         self.set_header("Content-Type", "application/json")
         self.finish(json.dumps({"lateness": lateness, "holds": holds, "product": _product_counters(self.settings)}))
 
@@ -92,10 +109,10 @@ def _jupyter_server_extension_points() -> list[dict[str, Any]]:
 def _load_jupyter_server_extension(serverapp: Any) -> None:
     route = url_path_join(serverapp.web_app.settings["base_url"], "bench/loop-lag")
     serverapp.web_app.add_handlers(".*$", [(route, LoopLagHandler)])
-    _time_callbacks()
     tasks: set[asyncio.Task[None]] = set()
 
-    def start() -> None:
+    def start() -> None:  # on the loop's thread: its callbacks are the ones timed
+        _time_callbacks()
         tasks.add(asyncio.get_running_loop().create_task(_probe()))  # held: an unreferenced task may be collected
 
     serverapp.io_loop.add_callback(start)

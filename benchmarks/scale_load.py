@@ -193,22 +193,37 @@ class StatusProbe:
 
 def loop_held(http_: Http, start: float, end: float) -> dict[str, Any]:
     """How long the Jupyter server's event loop was held in a window (benchmarks/loop_lag.py, in the server): the
-    lateness of a 5 ms wake-up (what any request felt, queueing included), and the longest single callback."""
+    lateness of a 5 ms wake-up (what any request felt, queueing included), the longest single callback, and where
+    the wall time of the callbacks over 20 ms went: on a core, runnable waiting for a core, or asleep (the GIL)."""
     body = json.loads(http_.get(f"/bench/loop-lag?start={start}&end={end}")[1])
     lateness, holds, product = body["lateness"], body["holds"], body["product"]
-    longest = max(holds, default=(0.0, 0.0, ""))
-    busiest = max(holds, key=lambda h: h[1], default=(0.0, 0.0, ""))  # the most CPU on the loop in one callback
+    none = (0.0, 0.0, 0.0, 0.0, "")
+    longest = max(holds, default=none)
+    busiest = max(holds, key=lambda h: h[1], default=none)  # the most CPU on the loop in one callback
+    over = [h for h in holds if h[0] > 0.020]
+    wall = sum(h[0] for h in over)
+    cpu, queued = sum(h[1] for h in over), sum(h[2] for h in over)
     return {
         "samples": len(lateness),
         "late_p99_ms": _ms(percentile(lateness, 99)),
         "late_max_ms": _ms(max(lateness) if lateness else None),
         "hold_max_ms": _ms(longest[0]),
         "hold_max_cpu_ms": _ms(longest[1]),
-        "holds_over_20ms": sum(1 for took, _, _ in holds if took > 0.020),
-        "cpu_over_20ms": sum(1 for _, cpu, _ in holds if cpu > 0.020),
-        "longest": longest[2],
+        "hold_max_core_wait_ms": _ms(longest[2]),
+        "hold_max_others_cpu_ms": _ms(longest[3]),
+        "holds_over_20ms": len(over),
+        "cpu_over_20ms": sum(1 for h in holds if h[1] > 0.020),
+        # of the wall time of the holds over 20 ms, the share spent on a core, waiting for one, and asleep (GIL)
+        "over_20ms_wall_ms": _ms(wall),
+        "over_20ms_split": {
+            "cpu": round(cpu / wall, 3) if wall else None,
+            "core_wait": round(queued / wall, 3) if wall else None,
+            "asleep": round(max(0.0, wall - cpu - queued) / wall, 3) if wall else None,
+            "others_cpu_ms": _ms(sum(h[3] for h in over)),
+        },
+        "longest": longest[4],
         "most_cpu_ms": _ms(busiest[1]),
-        "most_cpu": busiest[2],
+        "most_cpu": busiest[4],
         "product": product,  # counters so far: the table shows their change over the window
     }
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
@@ -324,37 +325,51 @@ def _times(
     return start, end
 
 
-def job_view(
-    obj: Mapping[str, Any],
-    *,
-    workload: Mapping[str, Any] | None = None,
-    pods: Sequence[Mapping[str, Any]] = (),
-    position: int | None = None,
-    known_accelerators: Sequence[str] | None = None,
-    events: Sequence[Mapping[str, Any]] = (),
-    writable: bool = True,
-    eta: StartEstimate | None = None,
-    now: datetime | None = None,
-    limit_ceiling: int = 0,
-    ahead: Sequence[PendingAhead] = (),
-    reading: WorkloadContext | None = None,
-    idle_since: datetime | None = None,
-    idle_after: int = 0,
-    progress: JobProgress | None = None,
-    simulated: frozenset[str] = frozenset(),
-) -> JobView:
-    """The JobView of a job CR. `pods`: its pods (select_pods); `position`: from the visibility API.
+@dataclass(frozen=True)
+class JobSeen:
+    """What the caches say of one job besides its CR, from one snapshot (services/snapshot.py).
 
-    known_accelerators None counts every resource besides cpu/memory/ephemeral-storage/hugepages as one.
-    writable False (a read-only server): the display offers no actions. eta: the start estimate of a queued job
-    (eta.estimate_start); now: for the time left of a job with a maximum run time (None: the time of the call);
-    limit_ceiling: the admin's longest time limit (0: none), past which no extension is offered; ahead: the
-    workloads before a queued job that compete with it (kept only while it is queued and can start as sized);
-    reading: what its Workload's sentence reads besides the Workload, the same as /workloads passes;
-    idle_since / idle_after: since when its Ray cluster runs nothing (services/idle.py), and after how long that
-    is worth a warning while it holds accelerators; progress: what its Ray cluster reports of it (a RayJob's
-    tasks), where the CR itself says nothing (KindSpec.progress); simulated: the simulated nodes (simulated_nodes).
-    """
+    pods: its pods (select_pods); position: its place in its LocalQueue (the visibility API); eta: the start
+    estimate of a queued job (eta.estimate_start); ahead: the workloads before a queued job that compete with it
+    (kept only while it is queued and can start as sized); reading: what its Workload's sentence reads besides the
+    Workload, the same as /workloads passes; simulated: the simulated nodes (simulated_nodes); idle_since: since
+    when its Ray cluster runs nothing (services/idle.py); progress: what its Ray cluster reports of it (a RayJob's
+    tasks), where the CR itself says nothing (KindSpec.progress)."""
+
+    workload: Mapping[str, Any] | None = None
+    pods: Sequence[Mapping[str, Any]] = ()
+    events: Sequence[Mapping[str, Any]] = ()
+    position: int | None = None
+    eta: StartEstimate | None = None
+    ahead: Sequence[PendingAhead] = ()
+    reading: WorkloadContext | None = None
+    simulated: frozenset[str] = frozenset()
+    idle_since: datetime | None = None
+    progress: JobProgress | None = None
+
+
+@dataclass(frozen=True)
+class ViewRules:
+    """The server's settings that shape every job's view.
+
+    known_accelerators None counts every resource besides cpu/memory/ephemeral-storage/hugepages as one. writable
+    False (a read-only server): the display offers no actions. limit_ceiling: the admin's longest time limit (0:
+    none), past which no extension is offered. idle_after: after how long a Ray cluster that runs nothing while it
+    holds accelerators is worth a warning (0: never)."""
+
+    known_accelerators: Sequence[str] | None = None
+    writable: bool = True
+    limit_ceiling: int = 0
+    idle_after: int = 0
+
+
+def job_view(
+    obj: Mapping[str, Any], seen: JobSeen = JobSeen(), rules: ViewRules = ViewRules(), *, now: datetime | None = None
+) -> JobView:
+    """The JobView of a job CR; now: for the time left of a job with a maximum run time (None: the time of the
+    call)."""
+    workload, pods, events, position, reading = seen.workload, seen.pods, seen.events, seen.position, seen.reading
+    known_accelerators = rules.known_accelerators
     spec = _spec(obj)
     meta = obj.get("metadata") or {}
     labels = dict(meta.get("labels") or {})
@@ -362,14 +377,14 @@ def job_view(
     never = status is JobStatus.queued and workload is not None and _queue_sentence(workload, reading)[1]
     limit = current_limit(obj, workload)
     stop = deadline(dict(workload)) if workload is not None and status not in FINISHED else None
-    queued_eta = eta if status is JobStatus.queued and not never else None
+    queued_eta = seen.eta if status is JobStatus.queued and not never else None
     time_limit = time_limit_sentence(dict(workload), now or datetime.now(UTC), limit) if stop else None
     expired = stopped_at_limit(workload)
     held = accelerators_held(pods, known_accelerators)
     extendable = (
         workload is not None
         and status not in FINISHED
-        and (expired or (limit is not None and (not limit_ceiling or limit < limit_ceiling)))
+        and (expired or (limit is not None and (not rules.limit_ceiling or limit < rules.limit_ceiling)))
     )
     start, end = _times(spec, obj, workload, pods)
     wl_spec = (workload or {}).get("spec") or {}
@@ -389,15 +404,15 @@ def job_view(
             status,
             reason,
             position,
-            writable=writable,
+            writable=rules.writable,
             never=never,
             detail=kueue_detail(workload) if status is JobStatus.queued else None,
             eta=queued_eta.sentence if queued_eta else None,
             time_limit=time_limit,
             extendable=extendable,
             stopped_at_limit=expired,
-            warning=idle_warning(held, idle_since, now or datetime.now(UTC), idle_after)
-            if status is JobStatus.running and idle_after
+            warning=idle_warning(held, seen.idle_since, now or datetime.now(UTC), rules.idle_after)
+            if status is JobStatus.running and rules.idle_after
             else None,
             takes_ray_jobs=spec.takes_ray_jobs,
         ),
@@ -412,11 +427,11 @@ def job_view(
         end_time=end,
         max_run_seconds=limit,
         stops_at=stop[0].isoformat().replace("+00:00", "Z") if stop else None,
-        ahead=list(ahead) if status is JobStatus.queued and not never else [],
+        ahead=list(seen.ahead) if status is JobStatus.queued and not never else [],
         starts_by=queued_eta.at.isoformat().replace("+00:00", "Z") if queued_eta and queued_eta.at else None,
         accelerators=held,
         accelerators_requested=accelerators_requested(obj, known_accelerators),
-        progress=spec.progress(obj) or (progress if status is JobStatus.running else None),
-        pods=[pod_summary(p, spec, simulated) for p in pods],
+        progress=spec.progress(obj) or (seen.progress if status is JobStatus.running else None),
+        pods=[pod_summary(p, spec, seen.simulated) for p in pods],
         labels=labels,
     )

@@ -7,7 +7,6 @@ are blocking calls, run off the event loop by the caller. Refusals are services.
 
 from __future__ import annotations
 
-import functools
 import time
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -19,7 +18,7 @@ from ..domain import labels as L
 from ..domain.builders import Build
 from ..domain.builders.common import with_owner
 from ..domain.eta import parse_time
-from ..domain.job_status import derive_status, job_view, simulated_nodes
+from ..domain.job_status import JobSeen, ViewRules, derive_status, job_view
 from ..domain.kinds import KINDS, KindSpec, spec_of_cr_kind, spec_of_kind
 from ..domain.presentation import FINISHED
 from ..domain.progress import ray_task_progress
@@ -82,11 +81,6 @@ class JobsService(JobControl):
     def known_accelerators(self) -> list[str]:
         return launch.known_accelerators(self.hub, self.registry)
 
-    @functools.cached_property
-    def simulated_nodes(self) -> frozenset[str]:
-        """The simulated (kwok) nodes among those this account reads; once per service, which lives one request."""
-        return simulated_nodes(self.hub.items("nodes")) if self.hub.readable("nodes") else frozenset()
-
     def snapshot(self) -> Snapshot:
         """A reading of the caches as they are now (services/snapshot.py): the slices and their indexes, built once
         for the answer that takes it. Never kept on the service: api/answers keeps `list_jobs` itself and calls it
@@ -102,20 +96,24 @@ class JobsService(JobControl):
         uid = (obj.get("metadata") or {}).get("uid")
         return job_view(
             obj,
-            workload=wl,
-            pods=snap.by_label.select(obj),
-            position=pos,
-            known_accelerators=list(snap.known_accelerators),
-            writable=not self.settings.read_only,
-            events=snap.events_by_object.get((obj.get("kind") or "", obj["metadata"]["name"]), []),
-            eta=start_estimate(snap, wl) if wl is not None else None,
-            limit_ceiling=self.settings.max_run_seconds_limit,
-            ahead=queued_ahead(snap, wl) if wl is not None and with_ahead else (),
-            reading=snap.reading,
-            idle_since=self.idle.idle_since(uid) if self.idle else None,
-            idle_after=self.idle.after if self.idle else 0,
-            progress=ray_task_progress(self.idle.task_counts(uid)) if self.idle else None,
-            simulated=self.simulated_nodes,
+            JobSeen(
+                workload=wl,
+                pods=snap.by_label.select(obj),
+                events=snap.events_by_object.get((obj.get("kind") or "", obj["metadata"]["name"]), []),
+                position=pos,
+                eta=start_estimate(snap, wl) if wl is not None else None,
+                ahead=queued_ahead(snap, wl) if wl is not None and with_ahead else (),
+                reading=snap.reading,
+                simulated=snap.simulated,
+                idle_since=self.idle.idle_since(uid) if self.idle else None,
+                progress=ray_task_progress(self.idle.task_counts(uid)) if self.idle else None,
+            ),
+            ViewRules(
+                known_accelerators=snap.known_accelerators,
+                writable=not self.settings.read_only,
+                limit_ceiling=self.settings.max_run_seconds_limit,
+                idle_after=self.idle.after if self.idle else 0,
+            ),
         )
 
     def list_jobs(self, scope: str) -> JobsResponse:

@@ -14,7 +14,6 @@ from ..domain.builders.raycluster import growth
 from ..domain.builders.script import workdir_limit
 from ..domain.fit import check_fit
 from ..domain.hardware_profiles import apply_profile, list_profiles
-from ..domain.inventory import allocations_from_wire
 from ..domain.job_request import request_vendor, validate_job_request
 from ..domain.kinds import spec_of_kind
 from ..domain.queues import default_queue_name
@@ -22,6 +21,7 @@ from ..models import FieldError, FitResponse, JobRequest
 from . import workdir
 from .errors import Invalid, invalid
 from .ports import Caches, JobSettings
+from .snapshot import Snapshot
 
 if TYPE_CHECKING:
     from ..domain.accelerators import AcceleratorRegistry
@@ -144,20 +144,13 @@ def growth_note(request: JobRequest) -> str | None:
 
 def fit_demands(hub: Caches, registry: AcceleratorRegistry, demands: list[PodDemand], queue: str | None) -> FitResponse:
     """The fit check of some pods going to `queue`, from the caches: jobs and the workbench's own pod."""
-    lq = hub.get("localqueues", queue, hub.namespace) if queue else None
+    snap = Snapshot.of(hub)
+    lq = snap.local_queue(queue) if queue else None
     cq_name = ((lq or {}).get("spec") or {}).get("clusterQueue")
-    served = "allocations" in hub.informers  # the read service sums the pods
     return check_fit(
         demands,
-        nodes=_readable(hub, "nodes"),
-        pods=None if served else _readable(hub, "allpods"),
-        allocated=allocations_from_wire(_readable(hub, "allocations")) if served else None,
+        snap.fit_cluster(cq_name),
         local_queue=lq,
-        cluster_queue=hub.get("clusterqueues", cq_name) if cq_name else None,
-        cluster_queues=_readable(hub, "clusterqueues"),
-        cohorts=_readable(hub, "cohorts"),
-        resource_flavors=_readable(hub, "resourceflavors"),
-        pending=[i for items in hub.pending.values() for i in items],
+        cluster_queue=snap.cluster_queue(cq_name) if cq_name else None,
         registry=registry,
-        workloads=_readable(hub, "workloads"),
     )

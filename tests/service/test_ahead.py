@@ -83,7 +83,7 @@ def test_a_queued_job_lists_who_is_ahead_with_owner_size_priority_and_place():
 def test_the_job_view_carries_them_only_while_queued():
     from jupyter_accel.domain.fit.result import Ahead
     from jupyter_accel.domain.fit.wire import pending_ahead as wire
-    from jupyter_accel.domain.job_status import job_view
+    from jupyter_accel.domain.job_status import JobSeen, job_view
 
     job = {
         "apiVersion": "kubeflow.org/v1",
@@ -93,6 +93,6 @@ def test_the_job_view_carries_them_only_while_queued():
     }
     ahead = [wire(Ahead("big", "PyTorchJob", "big", 100, 0, {}))]
     queued = workload("pytorchjob-me", {GPU: "2"})
-    assert [a.name for a in job_view(job, workload=queued, ahead=ahead).ahead] == ["big"]
+    assert [a.name for a in job_view(job, JobSeen(workload=queued, ahead=ahead)).ahead] == ["big"]
     queued["spec"]["active"] = False  # suspended: nobody is ahead of it
-    assert job_view(job, workload=queued, ahead=ahead).ahead == []
+    assert job_view(job, JobSeen(workload=queued, ahead=ahead)).ahead == []

@@ -8,7 +8,7 @@ from decimal import Decimal
 from k8s_objects import cluster_queue
 
 from jupyter_accel.domain.eta import deadline, duration, estimate_start, time_limit_sentence
-from jupyter_accel.domain.job_status import job_view
+from jupyter_accel.domain.job_status import JobSeen, job_view
 from jupyter_accel.domain.labels import MAX_EXEC_TIME
 
 GPU = "nvidia.com/gpu"
@@ -109,6 +109,6 @@ def test_a_running_job_with_a_limit_shows_when_kueue_stops_it():
         "metadata": {"name": "a", "namespace": "team-a", "labels": {MAX_EXEC_TIME: "7200"}},
         "status": {"conditions": [{"type": "Running", "status": "True"}]},
     }
-    view = job_view(job, workload=wl, now=T0 + timedelta(minutes=85))
+    view = job_view(job, JobSeen(workload=wl), now=T0 + timedelta(minutes=85))
     assert view.max_run_seconds == 7200 and view.stops_at == "2026-12-04T16:00:00Z"
     assert view.display.time_limit == "Kueue stops it at 16:00 UTC (limit 2h, 35m left)."

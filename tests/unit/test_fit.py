@@ -18,7 +18,7 @@ from k8s_objects import (
     workload,
 )
 
-from jupyter_accel.domain.fit import check_fit
+from jupyter_accel.domain.fit import FitCluster, check_fit
 from jupyter_accel.domain.resources import PodDemand
 from jupyter_accel.models import FitVerdict
 
@@ -47,11 +47,9 @@ def busy_pods():
 def test_fits_now_with_free_quota_and_devices():
     r = check_fit(
         [head(), workers(1, 4)],
-        nodes=nodes(),
-        pods=busy_pods(),
+        FitCluster(nodes=nodes(), pods=busy_pods(), resource_flavors=FLAVORS),
         local_queue=LQ,
         cluster_queue=cluster_queue("team-a-cq", reserved_gpu=2),
-        resource_flavors=FLAVORS,
     )
     assert r.verdict == FitVerdict.fits_now
     assert r.message == "Fits now: 4 nvidia.com/gpu, in flavor nvidia-h100-80gb, quota 2/8 used"
@@ -84,12 +82,9 @@ def test_must_queue_on_quota_with_pending_workloads_ahead():
     admitted = workload("rayjob-ok-bbbbb", conditions=[cond("QuotaReserved", "True", "QuotaReserved", "")])
     r = check_fit(
         [workers(1, 4)],
-        nodes=nodes(),
-        pods=[],
+        FitCluster(nodes=nodes(), pods=[], resource_flavors=FLAVORS, pending=[*ahead, admitted]),
         local_queue=LQ,
         cluster_queue=cluster_queue("team-a-cq", reserved_gpu=6),
-        resource_flavors=FLAVORS,
-        pending=[*ahead, admitted],
     )
     assert r.verdict == FitVerdict.must_queue
     assert r.message == (
@@ -105,24 +100,18 @@ def test_lower_priority_pending_workloads_are_not_ahead():
     item = {"metadata": {"name": "vis"}, "priority": 1000, "positionInLocalQueue": 0}
     r = check_fit(
         [workers(1, 1)],
-        nodes=nodes(),
-        pods=[],
+        FitCluster(nodes=nodes(), pods=[], resource_flavors=FLAVORS, pending=[low, item]),
         local_queue=LQ,
         cluster_queue=cluster_queue("team-a-cq"),
-        resource_flavors=FLAVORS,
-        pending=[low, item],
         priority=500,
     )
     assert [a.name for a in r.ahead] == ["vis"] and r.ahead[0].requests == {}
     assert r.verdict == FitVerdict.fits_now and r.message.endswith("; 1 workload pending ahead may go first")
     strict = check_fit(
         [workers(1, 1)],
-        nodes=nodes(),
-        pods=[],
+        FitCluster(nodes=nodes(), pods=[], resource_flavors=FLAVORS, pending=[item]),
         local_queue=LQ,
         cluster_queue=cluster_queue("team-a-cq", strategy="StrictFIFO"),
-        resource_flavors=FLAVORS,
-        pending=[item],
     )
     assert strict.verdict == FitVerdict.must_queue and strict.message == "Must queue: queued behind 1 workload"
 
@@ -132,12 +121,9 @@ def test_cohort_borrowing_lets_it_fit():
     b = cluster_queue("team-b-cq", cohort="research", reserved_gpu=0)
     r = check_fit(
         [workers(1, 4)],
-        nodes=nodes(),
-        pods=[],
+        FitCluster(nodes=nodes(), pods=[], cluster_queues=[a, b], resource_flavors=FLAVORS),
         local_queue=LQ,
         cluster_queue=a,
-        cluster_queues=[a, b],
-        resource_flavors=FLAVORS,
     )
     gpu = next(q for q in r.quota if q.resource == GPU)
     assert (gpu.free, gpu.borrowable, gpu.available, gpu.max_capacity) == (2, 4, 6, 12)
@@ -148,11 +134,9 @@ def test_cohort_borrowing_lets_it_fit():
 def test_never_fits_largest_node():
     r = check_fit(
         [workers(1, 10)],
-        nodes=nodes(),
-        pods=[],
+        FitCluster(nodes=nodes(), pods=[], resource_flavors=FLAVORS),
         local_queue=LQ,
         cluster_queue=cluster_queue("team-a-cq", gpu_nominal=16),
-        resource_flavors=FLAVORS,
     )
     assert r.verdict == FitVerdict.never_fits
     assert r.message == "Can never fit: a worker pod needs 10 nvidia.com/gpu, the largest node has 8"
@@ -162,11 +146,9 @@ def test_never_fits_largest_node():
 def test_never_fits_quota_ceiling_and_uncovered_resource():
     r = check_fit(
         [workers(3, 4)],
-        nodes=nodes(),
-        pods=[],
+        FitCluster(nodes=nodes(), pods=[], resource_flavors=FLAVORS),
         local_queue=LQ,
         cluster_queue=cluster_queue("team-a-cq", gpu_borrowing=2),
-        resource_flavors=FLAVORS,
     )
     assert r.verdict == FitVerdict.never_fits
     assert r.message == (
@@ -175,7 +157,10 @@ def test_never_fits_quota_ceiling_and_uncovered_resource():
     )  # borrowingLimit needs a cohort to count
     amd = PodDemand("worker", 1, {"amd.com/gpu": Decimal(1)})
     r = check_fit(
-        [amd], nodes=None, pods=None, local_queue=LQ, cluster_queue=cluster_queue("team-a-cq"), resource_flavors=FLAVORS
+        [amd],
+        FitCluster(nodes=None, pods=None, resource_flavors=FLAVORS),
+        local_queue=LQ,
+        cluster_queue=cluster_queue("team-a-cq"),
     )
     assert r.message == "Can never fit: ClusterQueue team-a-cq has no quota for amd.com/gpu"
 
@@ -183,11 +168,9 @@ def test_never_fits_quota_ceiling_and_uncovered_resource():
 def test_must_queue_when_quota_is_free_but_nodes_are_busy():
     r = check_fit(
         [workers(2, 4)],
-        nodes=nodes(),
-        pods=busy_pods(),
+        FitCluster(nodes=nodes(), pods=busy_pods(), resource_flavors=FLAVORS),
         local_queue=LQ,
         cluster_queue=cluster_queue("team-a-cq"),
-        resource_flavors=FLAVORS,
     )
     assert r.verdict == FitVerdict.must_queue
     assert r.message == ("Must queue: free nodes can take 1 of 2 worker pods now (largest free: 5 nvidia.com/gpu)")
@@ -201,8 +184,7 @@ def test_pods_of_several_roles_share_nodes():
             workers(2, 5, tolerations=[GPU_TOLERATION]),
             PodDemand("extra", 1, {GPU: Decimal(4)}, tolerations=[GPU_TOLERATION]),
         ],
-        nodes=nodes(),
-        pods=[],
+        FitCluster(nodes=nodes(), pods=[]),
         local_queue=None,
     )
     assert r.verdict == FitVerdict.never_fits
@@ -214,14 +196,12 @@ def test_flavor_labels_and_tolerations_are_injected_for_the_node_check():
     # Without the flavor's toleration the tainted H100 nodes would be rejected.
     r = check_fit(
         [workers(1, 1)],
-        nodes=nodes(),
-        pods=[],
+        FitCluster(nodes=nodes(), pods=[], resource_flavors=FLAVORS),
         local_queue=LQ,
         cluster_queue=cluster_queue("team-a-cq"),
-        resource_flavors=FLAVORS,
     )
     assert r.roles[0].eligible_nodes == 2
-    bare = check_fit([workers(1, 1)], nodes=nodes(), pods=[], local_queue=None)
+    bare = check_fit([workers(1, 1)], FitCluster(nodes=nodes(), pods=[]), local_queue=None)
     assert bare.verdict == FitVerdict.never_fits
     assert bare.message == (
         "Can never fit: no node big enough for a worker pod accepts it (taint "
@@ -233,11 +213,9 @@ def test_no_matching_flavor():
     pinned = workers(1, 1, node_selector={"nvidia.com/gpu.product": "NVIDIA-A100-SXM4-80GB"})
     r = check_fit(
         [pinned],
-        nodes=nodes(),
-        pods=[],
+        FitCluster(nodes=nodes(), pods=[], resource_flavors=FLAVORS),
         local_queue=LQ,
         cluster_queue=cluster_queue("team-a-cq"),
-        resource_flavors=FLAVORS,
     )
     assert r.verdict == FitVerdict.never_fits
     assert r.message.startswith(
@@ -256,7 +234,10 @@ def test_second_flavor_is_used_when_the_first_is_full():
         "gpu-a100-0", labels={"nvidia.com/gpu.product": "NVIDIA-A100-SXM4-80GB"}, allocatable={"nvidia.com/gpu": "8"}
     )
     r = check_fit(
-        [workers(1, 2)], nodes=[*nodes(), a100], pods=[], local_queue=LQ, cluster_queue=cq, resource_flavors=flavors
+        [workers(1, 2)],
+        FitCluster(nodes=[*nodes(), a100], pods=[], resource_flavors=flavors),
+        local_queue=LQ,
+        cluster_queue=cq,
     )
     assert r.verdict == FitVerdict.fits_now and r.roles[0].flavors[GPU] == "nvidia-a100"
     assert r.roles[0].eligible_nodes == 1
@@ -265,8 +246,7 @@ def test_second_flavor_is_used_when_the_first_is_full():
 def test_quota_not_visible_decides_from_nodes():
     r = check_fit(
         [workers(1, 4, tolerations=[GPU_TOLERATION])],
-        nodes=nodes(),
-        pods=busy_pods(),
+        FitCluster(nodes=nodes(), pods=busy_pods()),
         local_queue=LQ,
         cluster_queue=None,
     )
@@ -281,11 +261,9 @@ def test_quota_not_visible_decides_from_nodes():
 def test_nothing_but_quota_visible():
     r = check_fit(
         [workers(1, 4)],
-        nodes=None,
-        pods=None,
+        FitCluster(nodes=None, pods=None, resource_flavors=None),
         local_queue=LQ,
         cluster_queue=cluster_queue("team-a-cq", reserved_gpu=6),
-        resource_flavors=None,
     )
     assert r.verdict == FitVerdict.must_queue and r.message.endswith("(nodes not visible to your account)")
     assert r.nodes_visibility.visible is False and r.roles[0].eligible_nodes is None
@@ -293,7 +271,7 @@ def test_nothing_but_quota_visible():
 
 
 def test_nodes_visible_pods_not_checks_capacity_only():
-    r = check_fit([workers(1, 4, tolerations=[GPU_TOLERATION])], nodes=nodes(), pods=None, local_queue=None)
+    r = check_fit([workers(1, 4, tolerations=[GPU_TOLERATION])], FitCluster(nodes=nodes(), pods=None), local_queue=None)
     assert r.verdict == FitVerdict.fits_now and r.roles[0].fits_now is None and r.roles[0].ever_fits is True
 
 
@@ -301,8 +279,7 @@ def test_mig_slices_fit_on_the_mig_node():
     mig = PodDemand("worker", 2, {"nvidia.com/mig-1g.10gb": Decimal(7)}, tolerations=[GPU_TOLERATION])
     r = check_fit(
         [mig],
-        nodes=[a100_mig_node()],
-        pods=[pod("m", "gpu-a100-mig-0", {"nvidia.com/mig-1g.10gb": "2"})],
+        FitCluster(nodes=[a100_mig_node()], pods=[pod("m", "gpu-a100-mig-0", {"nvidia.com/mig-1g.10gb": "2"})]),
         local_queue=None,
     )
     assert r.verdict == FitVerdict.must_queue and r.roles[0].placeable_now == 1
@@ -314,11 +291,9 @@ def test_stopped_or_inactive_queues_admit_nothing():
     held["spec"]["stopPolicy"] = "Hold"
     r = check_fit(
         [workers(1, 1)],
-        nodes=nodes(),
-        pods=[],
+        FitCluster(nodes=nodes(), pods=[], resource_flavors=FLAVORS),
         local_queue=held,
         cluster_queue=cluster_queue("team-a-cq"),
-        resource_flavors=FLAVORS,
     )
     assert (r.verdict, r.message) == (FitVerdict.must_queue, "Must queue: LocalQueue team-a-queue is stopped (Hold)")
     cq = cluster_queue("team-a-cq")
@@ -330,7 +305,9 @@ def test_stopped_or_inactive_queues_admit_nothing():
             "message": "Can't admit new workloads: references missing ResourceFlavor(s)",
         }
     ]
-    r = check_fit([workers(1, 1)], nodes=nodes(), pods=[], local_queue=LQ, cluster_queue=cq, resource_flavors=FLAVORS)
+    r = check_fit(
+        [workers(1, 1)], FitCluster(nodes=nodes(), pods=[], resource_flavors=FLAVORS), local_queue=LQ, cluster_queue=cq
+    )
     assert r.message == (
         "Must queue: ClusterQueue team-a-cq is inactive (Can't admit new workloads: references "
         "missing ResourceFlavor(s))"

@@ -7,9 +7,9 @@ from decimal import Decimal
 from k8s_objects import GPU_TOLERATION, a100_mig_node, cluster_queue, gaudi_node, h100_node, local_queue
 
 from jupyter_accel.domain.accelerators import AcceleratorRegistry
-from jupyter_accel.domain.fit import check_fit
+from jupyter_accel.domain.fit import FitCluster, check_fit
 from jupyter_accel.domain.inventory import build_inventory
-from jupyter_accel.domain.job_status import job_view, pod_reason
+from jupyter_accel.domain.job_status import JobSeen, job_view, pod_reason
 from jupyter_accel.domain.resources import PodDemand
 from jupyter_accel.domain.workload_state import describe
 from jupyter_accel.models import FitVerdict, JobStatus, Tone
@@ -52,11 +52,9 @@ def test_quota_that_fits_with_nodes_out_of_sight_is_not_called_fits_now():
     demand = PodDemand("worker", 1, {"cpu": Decimal(8), "memory": Decimal(32 * 2**30), GPU: Decimal(2)})
     r = check_fit(
         [demand],
-        nodes=None,
-        pods=None,
+        FitCluster(nodes=None, pods=None, resource_flavors=None),
         local_queue=local_queue("team-a-queue", "team-a-cq"),
         cluster_queue=cluster_queue("team-a-cq", reserved_gpu=0),
-        resource_flavors=None,
     )
     assert r.verdict == FitVerdict.fits_now and r.label == "Quota fits"
     assert r.message.startswith("Quota fits: 2 nvidia.com/gpu")
@@ -93,7 +91,7 @@ def test_a_job_too_big_for_its_queue_can_never_start_and_has_no_place_in_line():
         "metadata": {"name": "big-1", "namespace": "team-a", "labels": {"kueue.x-k8s.io/queue-name": "default"}},
         "spec": {"runPolicy": {"suspend": True}},
     }
-    view = job_view(job, workload=wl, position=0)
+    view = job_view(job, JobSeen(workload=wl, position=0))
     assert view.status is JobStatus.queued and view.position == 0  # the wire keeps Kueue's number
     assert (view.display.label, view.display.tone, view.display.place) == ("Can never start", Tone.error, None)
     assert view.display.sentence.startswith("Can never be admitted as is: needs 16 nvidia.com/gpu")
@@ -114,12 +112,14 @@ def test_only_workloads_that_compete_for_the_same_accelerators_are_ahead():
     demand = PodDemand("worker", 1, {"cpu": Decimal(1), GPU: Decimal(1)})
     r = check_fit(
         [demand],
-        nodes=None,
-        pods=None,
+        FitCluster(
+            nodes=None,
+            pods=None,
+            pending=[item("wants-amd"), item("wants-nvidia"), item("unknown")],
+            workloads=[wl("wants-amd", "amd.com/gpu"), wl("wants-nvidia", GPU)],
+        ),
         local_queue=local_queue("team-a-queue", "team-a-cq"),
         cluster_queue=cluster_queue("team-a-cq", reserved_gpu=8),
-        pending=[item("wants-amd"), item("wants-nvidia"), item("unknown")],
-        workloads=[wl("wants-amd", "amd.com/gpu"), wl("wants-nvidia", GPU)],
     )
     assert [a.name for a in r.ahead] == ["wants-nvidia", "unknown"]  # an unknown one may still compete
 
@@ -132,6 +132,6 @@ def test_a_node_selector_no_node_matches_is_named_with_its_count():
         node_selector={"nvidia.com/gpu.product": "NVIDIA-H200"},
         tolerations=[GPU_TOLERATION],
     )
-    r = check_fit([demand], nodes=[h100_node("h-0"), h100_node("h-1")], pods=[], local_queue=None)
+    r = check_fit([demand], FitCluster(nodes=[h100_node("h-0"), h100_node("h-1")], pods=[]), local_queue=None)
     assert r.verdict == FitVerdict.never_fits
     assert "node selector nvidia.com/gpu.product=NVIDIA-H200 matches 0 nodes" in r.message

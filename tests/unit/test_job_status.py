@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 
 from jupyter_accel.domain.job_status import (
+    JobSeen,
+    ViewRules,
     accelerators_held,
     derive_status,
     job_view,
@@ -199,7 +201,7 @@ def test_queued_with_kueue_reason_and_message():
     assert st is JobStatus.queued
     # our sentence (the one /workloads gives this Workload), Kueue's own words beside it as detail
     assert why.startswith("Waiting for quota") and "2 more than is free" in why
-    view = job_view(raycluster(), workload=PENDING_WL)
+    view = job_view(raycluster(), JobSeen(workload=PENDING_WL))
     assert view.display.sentence == why and "2 more needed" in (view.display.detail or "")
 
 
@@ -207,7 +209,7 @@ def test_granular_queue_reasons_become_plain_sentences():
     wl = workload(cond("QuotaReserved", "False", "ExceedsMaxQuota", "request exceeds nominal quota"))
     st, why = status_of(rayjob(jobDeploymentStatus="Suspended"), wl)
     assert st is JobStatus.queued and "Can never be admitted" in why and "nominal quota" in why
-    display = job_view(rayjob(jobDeploymentStatus="Suspended"), workload=wl, position=0).display
+    display = job_view(rayjob(jobDeploymentStatus="Suspended"), JobSeen(workload=wl, position=0)).display
     assert (display.label, display.tone, display.place) == ("Can never start", "error", None)
 
 
@@ -502,7 +504,7 @@ def test_job_view_fields():
     rc = raycluster(conditions=[cond("HeadPodReady")], readyWorkerReplicas=1, desiredWorkerReplicas=2)
     rc["metadata"]["labels"]["jupyter-accel.io/workbench"] = "alice-wb"
     rc["metadata"]["annotations"] = {"jupyter-accel.io/workbench-prefix": "/notebook/team-a/alice-wb"}
-    view = job_view(rc, workload=admitted_wl(), pods=pods, position=3, known_accelerators=[GPU])
+    view = job_view(rc, JobSeen(workload=admitted_wl(), pods=pods, position=3), ViewRules(known_accelerators=[GPU]))
     assert view.kind is JobKind.ray_cluster and view.name == "rc" and view.namespace == "team-a"
     assert view.managed_by_us is True and view.workbench == "/notebook/team-a/alice-wb"
     assert view.status is JobStatus.starting and "rc-workers-worker-2" in view.reason
@@ -517,7 +519,7 @@ def test_job_view_fields():
         ("rc-workers-worker-2", "worker", "Pending", False),
     ]
     assert view.pods[2].reason.startswith("Unschedulable") and view.pods[2].node is None
-    queued = job_view(raycluster(), workload=PENDING_WL, position=3)
+    queued = job_view(raycluster(), JobSeen(workload=PENDING_WL, position=3))
     assert queued.status is JobStatus.queued and queued.position == 3 and queued.cluster_queue is None
 
 

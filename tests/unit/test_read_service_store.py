@@ -17,7 +17,7 @@ from jupyter_accel.cluster.health import degraded
 from jupyter_accel.cluster.informer import CacheState
 from jupyter_accel.cluster.remote import ReadServiceFeed, ReadServiceSettings, bearer_token, sse_events
 from jupyter_accel.domain.accelerators import AcceleratorRegistry
-from jupyter_accel.domain.fit import assess_fit
+from jupyter_accel.domain.fit import FitCluster, assess_fit
 from jupyter_accel.domain.inventory import (
     FREE_FROM_PODS,
     FREE_FROM_SERVICE,
@@ -298,8 +298,8 @@ def test_served_allocations_give_the_same_inventory_and_fit_as_the_pods():
     assert served.nodes == direct.nodes
     assert allocations_from_wire(None) is None
     demand = [PodDemand(role="worker", count=2, requests={"nvidia.com/gpu": Decimal(6)}, tolerations=[GPU_TOLERATION])]
-    from_pods = assess_fit(demand, nodes=nodes, pods=pods, registry=REGISTRY)
-    from_served = assess_fit(demand, nodes=nodes, pods=None, allocated=allocated, registry=REGISTRY)
+    from_pods = assess_fit(demand, FitCluster(nodes=nodes, pods=pods), registry=REGISTRY)
+    from_served = assess_fit(demand, FitCluster(nodes=nodes, pods=None, allocated=allocated), registry=REGISTRY)
     assert from_served == from_pods and from_served.pods_seen and from_served.roles[0].placeable_now == 1
 
 

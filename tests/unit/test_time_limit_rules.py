@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from jupyter_accel.domain.job_status import derive_status, job_view
+from jupyter_accel.domain.job_status import JobSeen, ViewRules, derive_status, job_view
 from jupyter_accel.domain.time_limit import LimitRefused, current_limit, plan_limit, stopped_at_limit
 from jupyter_accel.domain.workload_state import describe
 from jupyter_accel.models import JobAction, JobStatus
@@ -65,7 +65,7 @@ def test_a_job_stopped_at_its_limit_says_so_and_offers_extend_not_resume():
     assert stopped_at_limit(wl)
     status, reason = derive_status(raycluster(suspend=True), wl, [])
     assert (status, reason) == (JobStatus.suspended, STOPPED)
-    view = job_view(raycluster(suspend=True), workload=wl)
+    view = job_view(raycluster(suspend=True), JobSeen(workload=wl))
     assert view.display.sentence == STOPPED and view.display.stopped_at_limit
     assert view.display.actions == [JobAction.extend, JobAction.delete]
     # /workloads says the same of the same Workload
@@ -82,18 +82,23 @@ def test_the_moment_kueue_marks_it_before_evicting_already_reads_stopped_at_its_
 def test_a_job_a_user_suspended_keeps_the_plain_sentence_and_resume():
     wl = workload(cond("Evicted", "True", "Deactivated", "The workload is deactivated"), active=False)
     assert not stopped_at_limit(wl)
-    view = job_view(raycluster(suspend=True), workload=wl)
+    view = job_view(raycluster(suspend=True), JobSeen(workload=wl))
     assert "resume to queue it again" in view.display.sentence
     assert view.display.actions == [JobAction.resume, JobAction.extend, JobAction.delete]
 
 
 def test_extend_is_offered_below_the_ceiling_only_and_not_without_a_limit():
     wl = workload(*ADMITTED)
-    assert JobAction.extend in job_view(raycluster(), workload=wl, limit_ceiling=3600).display.actions
-    assert JobAction.extend not in job_view(raycluster(), workload=wl, limit_ceiling=600).display.actions
+    assert (
+        JobAction.extend in job_view(raycluster(), JobSeen(workload=wl), ViewRules(limit_ceiling=3600)).display.actions
+    )
+    assert (
+        JobAction.extend
+        not in job_view(raycluster(), JobSeen(workload=wl), ViewRules(limit_ceiling=600)).display.actions
+    )
     no_limit = workload(*ADMITTED, limit=None)
-    assert JobAction.extend not in job_view(raycluster(limit=None), workload=no_limit).display.actions
-    assert job_view(raycluster(), workload=wl, writable=False).display.actions == []
+    assert JobAction.extend not in job_view(raycluster(limit=None), JobSeen(workload=no_limit)).display.actions
+    assert job_view(raycluster(), JobSeen(workload=wl), ViewRules(writable=False)).display.actions == []
 
 
 def test_queued_or_suspended_the_label_changes_and_kueue_follows():
@@ -115,7 +120,7 @@ def test_running_the_count_of_time_used_moves_and_the_new_limit_is_noted_on_the_
     wl["status"]["accumulatedPastExecutionTimeSeconds"] = -1100
     job = raycluster(annotations={EXTENDED: "1800"})
     assert current_limit(job, wl) == 1800
-    view = job_view(job, workload=wl, now=datetime(2026, 12, 4, 15, 30, tzinfo=UTC))
+    view = job_view(job, JobSeen(workload=wl), now=datetime(2026, 12, 4, 15, 30, tzinfo=UTC))
     assert view.stops_at == "2026-12-04T15:55:27Z"  # admitted 15:27:07 + 600 + 1100 s
     assert view.display.time_limit == "Kueue stops it at 15:55 UTC (limit 30m, 26m left)."
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
@@ -74,32 +75,38 @@ def held_queues(local_queue: dict[str, Any] | None, cluster_queue: dict[str, Any
     return out
 
 
+@dataclass(frozen=True)
+class FitCluster:
+    """What the fit check reads of the cluster; None wherever this identity may not read it.
+
+    nodes / pods: cluster-wide lists; allocated: what the pods hold per node, summed (inventory.allocated_by_node,
+    as the read service serves it), given instead of `pods`. cluster_queues / cohorts: for cohort borrowing
+    (siblings; all readable CQs is fine). resource_flavors: None when not readable (flavors then count as matching).
+    pending: Workloads of the chosen LocalQueue (or visibility API items), to list those ahead of a new workload;
+    workloads: the cached Workloads those items may name (their requests tell whether they compete for the same
+    accelerators)."""
+
+    nodes: list[dict[str, Any]] | None = None
+    pods: list[dict[str, Any]] | None = None
+    allocated: dict[str, dict[str, Decimal]] | None = None
+    cluster_queues: list[dict[str, Any]] | None = None
+    cohorts: list[dict[str, Any]] | None = None
+    resource_flavors: list[dict[str, Any]] | None = None
+    pending: list[dict[str, Any]] = field(default_factory=list)
+    workloads: list[dict[str, Any]] | None = None
+
+
 def assess_fit(
     demands: list[PodDemand],
+    cluster: FitCluster,
     *,
-    nodes: list[dict[str, Any]] | None,
-    pods: list[dict[str, Any]] | None,
     local_queue: dict[str, Any] | None = None,
     cluster_queue: dict[str, Any] | None = None,
-    cluster_queues: list[dict[str, Any]] | None = None,
-    cohorts: list[dict[str, Any]] | None = None,
-    resource_flavors: list[dict[str, Any]] | None = None,
-    pending: list[dict[str, Any]] | None = None,
     priority: int = 0,
     registry: AcceleratorRegistry | None = None,
-    workloads: list[dict[str, Any]] | None = None,
-    allocated: dict[str, dict[str, Decimal]] | None = None,
 ) -> FitAssessment:
-    """The verdict for a job made of `demands` (one PodDemand per role), with everything behind it.
-
-    nodes / pods: cluster-wide lists, or None when not readable. local_queue: the chosen LocalQueue (None = no
-    Kueue queue: only nodes are checked). cluster_queue: the CQ behind it, None when not readable.
-    cluster_queues / cohorts: for cohort borrowing (siblings; all readable CQs is fine). resource_flavors: None
-    when not readable (flavors then count as matching). pending: Workloads of the same LocalQueue (or visibility
-    API items) to list those ahead of a new workload with `priority`; workloads: the cached Workloads those items
-    may name (their requests tell whether they compete for the same accelerators). allocated: what the pods hold
-    per node, summed (inventory.allocated_by_node, as the read service serves it), given instead of `pods`.
-    """
+    """The verdict for a job made of `demands` (one PodDemand per role) going to `local_queue` (None: no Kueue
+    queue, only nodes are checked) behind `cluster_queue` (None when not readable), with everything behind it."""
     registry = registry or AcceleratorRegistry()
     demands = [d for d in demands if d.count > 0]
     total: dict[str, Decimal] = {}
@@ -117,21 +124,21 @@ def assess_fit(
     else:
         rf_map = (
             None
-            if resource_flavors is None
-            else {(f.get("metadata") or {}).get("name", ""): f for f in resource_flavors}
+            if cluster.resource_flavors is None
+            else {(f.get("metadata") or {}).get("name", ""): f for f in cluster.resource_flavors}
         )
-        quota_rows, roles_q = check_quota(demands, cluster_queue, cluster_queues, cohorts, rf_map)
+        quota_rows, roles_q = check_quota(demands, cluster_queue, cluster.cluster_queues, cluster.cohorts, rf_map)
 
-    if nodes is None:
+    if cluster.nodes is None:
         roles = {d.role: role_result(d, roles_q.get(d.role), registry) for d in demands}
     else:
-        roles = check_nodes(demands, nodes, pods, roles_q, registry, allocated)
+        roles = check_nodes(demands, cluster.nodes, cluster.pods, roles_q, registry, cluster.allocated)
     quota_never = [p for r in roles.values() for p in r.quota_problems]
     node_never = [p for r in roles.values() if r.ever_fits is False for p in r.node_problems]
     never = list(dict.fromkeys(quota_never + node_never))
 
     competing = {r for r, v in total.items() if v > 0 and registry.is_accelerator(r)}
-    ahead = pending_ahead(pending or [], priority, competing, workloads) if local_queue is not None else []
+    ahead = pending_ahead(cluster.pending, priority, competing, cluster.workloads) if local_queue is not None else []
     strict = ((cluster_queue or {}).get("spec") or {}).get("queueingStrategy") == "StrictFIFO"
     held = held_queues(local_queue, cluster_queue)
     result = FitAssessment(
@@ -139,10 +146,10 @@ def assess_fit(
         local_queue=((local_queue or {}).get("metadata") or {}).get("name"),
         cluster_queue=((local_queue or {}).get("spec") or {}).get("clusterQueue"),
         quota_seen=quota_seen,
-        flavors_seen=resource_flavors is not None,
+        flavors_seen=cluster.resource_flavors is not None,
         borrowing=quota_seen is QuotaSeen.shown and cohort_of(cluster_queue or {}) is not None,
-        nodes_seen=nodes is not None,
-        pods_seen=pods is not None or allocated is not None,
+        nodes_seen=cluster.nodes is not None,
+        pods_seen=cluster.pods is not None or cluster.allocated is not None,
         total=total,
         primary=primary(total, registry),
         quota=quota_rows,
