@@ -12,7 +12,7 @@ from ..domain.builders import Build, build
 from ..domain.builders.common import BuildContext
 from ..domain.builders.raycluster import growth
 from ..domain.builders.script import workdir_limit
-from ..domain.fit import check_fit
+from ..domain.fit import assess_fit, fit_response
 from ..domain.hardware_profiles import apply_profile, list_profiles
 from ..domain.job_request import request_vendor, validate_job_request
 from ..domain.kinds import spec_of_kind
@@ -147,10 +147,12 @@ def fit_demands(hub: Caches, registry: AcceleratorRegistry, demands: list[PodDem
     snap = Snapshot.of(hub)
     lq = snap.local_queue(queue) if queue else None
     cq_name = ((lq or {}).get("spec") or {}).get("clusterQueue")
-    return check_fit(
-        demands,
-        snap.fit_cluster(cq_name),
-        local_queue=lq,
-        cluster_queue=snap.cluster_queue(cq_name) if cq_name else None,
-        registry=registry,
+    return fit_response(
+        assess_fit(
+            demands,
+            snap.fit_cluster(cq_name),
+            local_queue=lq,
+            cluster_queue=snap.cluster_queue(cq_name) if cq_name else None,
+            registry=registry,
+        )
     )

@@ -9,6 +9,7 @@ import pytest
 from memory_cluster import MemoryHub
 
 from jupyter_accel.cluster.informer import CacheState
+from jupyter_accel.services.jobs import JobsService
 from jupyter_accel.services.snapshot import Snapshot
 
 
@@ -55,13 +56,12 @@ def test_immutable_and_each_index_built_once():
     assert snap.reading.by_uid["wl-a"]["metadata"]["name"] == "a"
 
 
-def test_a_service_asked_again_reads_the_caches_again():
-    """api/answers keeps `lambda: service.list_jobs(scope)` and calls it again on every change of the caches: the
-    second call must see the change (a snapshot kept on the service would answer the first reading forever)."""
+def one_ray_cluster(pod_spec: dict, phase: str) -> tuple[MemoryHub, dict, JobsService]:
+    """Caches holding one RayCluster and its head pod, and a jobs service reading them."""
     from memory_cluster import MemoryWriter
 
     from jupyter_accel.domain.accelerators import AcceleratorRegistry
-    from jupyter_accel.services.jobs import JobSettings, JobsService
+    from jupyter_accel.services.jobs import JobSettings
 
     hub = MemoryHub()
     for key in ("rayjobs", "pytorchjobs", "trainjobs", "workloads", "events", "nodes"):
@@ -69,9 +69,15 @@ def test_a_service_asked_again_reads_the_caches_again():
     job = {"metadata": {"name": "rc", "namespace": "team-a", "uid": "u1"},
            "spec": {"headGroupSpec": {"template": {"spec": {"containers": []}}}}}  # fmt: skip
     pod = {"metadata": {"name": "rc-head", "namespace": "team-a", "labels": {"ray.io/cluster": "rc"}},
-           "spec": {"containers": [{"name": "ray-head"}]}, "status": {"phase": "Pending"}}  # fmt: skip
+           "spec": {"containers": [{"name": "ray-head"}], **pod_spec}, "status": {"phase": phase}}  # fmt: skip
     hub.caches.update(rayclusters=[job], pods=[pod])
-    svc = JobsService(hub, MemoryWriter(hub), AcceleratorRegistry.from_config([]), JobSettings())
+    return hub, pod, JobsService(hub, MemoryWriter(hub), AcceleratorRegistry.from_config([]), JobSettings())
+
+
+def test_a_service_asked_again_reads_the_caches_again():
+    """api/answers keeps `lambda: service.list_jobs(scope)` and calls it again on every change of the caches: the
+    second call must see the change (a snapshot kept on the service would answer the first reading forever)."""
+    hub, pod, svc = one_ray_cluster({}, "Pending")
     answer = lambda: svc.list_jobs("namespace").jobs[0].pods  # noqa: E731 - what api/answers keeps
     assert [p.phase for p in answer()] == ["Pending"]
     hub.caches["pods"] = [{**pod, "status": {"phase": "Running"}}]
@@ -81,21 +87,9 @@ def test_a_service_asked_again_reads_the_caches_again():
 def test_a_node_that_appears_later_marks_its_pods_simulated_in_the_next_answer():
     """The simulated nodes are the snapshot's, read with each answer: a kwok node the caches learn of after the
     first answer marks its pods in the next one (a set kept on the service would not)."""
-    from memory_cluster import MemoryWriter
-
-    from jupyter_accel.domain.accelerators import AcceleratorRegistry
     from jupyter_accel.domain.labels import SIMULATED_NODE
-    from jupyter_accel.services.jobs import JobSettings, JobsService
 
-    hub = MemoryHub()
-    for key in ("rayjobs", "pytorchjobs", "trainjobs", "workloads", "events", "nodes"):
-        hub.caches[key] = []
-    job = {"metadata": {"name": "rc", "namespace": "team-a", "uid": "u1"},
-           "spec": {"headGroupSpec": {"template": {"spec": {"containers": []}}}}}  # fmt: skip
-    pod = {"metadata": {"name": "rc-head", "namespace": "team-a", "labels": {"ray.io/cluster": "rc"}},
-           "spec": {"containers": [{"name": "ray-head"}], "nodeName": "gpu-0"}, "status": {"phase": "Running"}}  # fmt: skip
-    hub.caches.update(rayclusters=[job], pods=[pod])
-    svc = JobsService(hub, MemoryWriter(hub), AcceleratorRegistry.from_config([]), JobSettings())
+    hub, _, svc = one_ray_cluster({"nodeName": "gpu-0"}, "Running")
     answer = lambda: svc.list_jobs("namespace").jobs[0].pods[0].simulated  # noqa: E731 - what api/answers keeps
     assert answer() is False
     key, value = SIMULATED_NODE

@@ -18,7 +18,7 @@ from k8s_objects import (
     workload,
 )
 
-from jupyter_accel.domain.fit import FitCluster, check_fit
+from jupyter_accel.domain.fit import FitCluster, assess_fit, fit_response
 from jupyter_accel.domain.resources import PodDemand
 from jupyter_accel.models import FitVerdict
 
@@ -45,11 +45,13 @@ def busy_pods():
 
 
 def test_fits_now_with_free_quota_and_devices():
-    r = check_fit(
-        [head(), workers(1, 4)],
-        FitCluster(nodes=nodes(), pods=busy_pods(), resource_flavors=FLAVORS),
-        local_queue=LQ,
-        cluster_queue=cluster_queue("team-a-cq", reserved_gpu=2),
+    r = fit_response(
+        assess_fit(
+            [head(), workers(1, 4)],
+            FitCluster(nodes=nodes(), pods=busy_pods(), resource_flavors=FLAVORS),
+            local_queue=LQ,
+            cluster_queue=cluster_queue("team-a-cq", reserved_gpu=2),
+        )
     )
     assert r.verdict == FitVerdict.fits_now
     assert r.message == "Fits now: 4 nvidia.com/gpu, in flavor nvidia-h100-80gb, quota 2/8 used"
@@ -80,11 +82,13 @@ def test_must_queue_on_quota_with_pending_workloads_ahead():
         for i in range(3)
     ]
     admitted = workload("rayjob-ok-bbbbb", conditions=[cond("QuotaReserved", "True", "QuotaReserved", "")])
-    r = check_fit(
-        [workers(1, 4)],
-        FitCluster(nodes=nodes(), pods=[], resource_flavors=FLAVORS, pending=[*ahead, admitted]),
-        local_queue=LQ,
-        cluster_queue=cluster_queue("team-a-cq", reserved_gpu=6),
+    r = fit_response(
+        assess_fit(
+            [workers(1, 4)],
+            FitCluster(nodes=nodes(), pods=[], resource_flavors=FLAVORS, pending=[*ahead, admitted]),
+            local_queue=LQ,
+            cluster_queue=cluster_queue("team-a-cq", reserved_gpu=6),
+        )
     )
     assert r.verdict == FitVerdict.must_queue
     assert r.message == (
@@ -98,20 +102,24 @@ def test_must_queue_on_quota_with_pending_workloads_ahead():
 def test_lower_priority_pending_workloads_are_not_ahead():
     low = workload("low", priority=100, conditions=[cond("QuotaReserved", "False", "Pending", "")])
     item = {"metadata": {"name": "vis"}, "priority": 1000, "positionInLocalQueue": 0}
-    r = check_fit(
-        [workers(1, 1)],
-        FitCluster(nodes=nodes(), pods=[], resource_flavors=FLAVORS, pending=[low, item]),
-        local_queue=LQ,
-        cluster_queue=cluster_queue("team-a-cq"),
-        priority=500,
+    r = fit_response(
+        assess_fit(
+            [workers(1, 1)],
+            FitCluster(nodes=nodes(), pods=[], resource_flavors=FLAVORS, pending=[low, item]),
+            local_queue=LQ,
+            cluster_queue=cluster_queue("team-a-cq"),
+            priority=500,
+        )
     )
     assert [a.name for a in r.ahead] == ["vis"] and r.ahead[0].requests == {}
     assert r.verdict == FitVerdict.fits_now and r.message.endswith("; 1 workload pending ahead may go first")
-    strict = check_fit(
-        [workers(1, 1)],
-        FitCluster(nodes=nodes(), pods=[], resource_flavors=FLAVORS, pending=[item]),
-        local_queue=LQ,
-        cluster_queue=cluster_queue("team-a-cq", strategy="StrictFIFO"),
+    strict = fit_response(
+        assess_fit(
+            [workers(1, 1)],
+            FitCluster(nodes=nodes(), pods=[], resource_flavors=FLAVORS, pending=[item]),
+            local_queue=LQ,
+            cluster_queue=cluster_queue("team-a-cq", strategy="StrictFIFO"),
+        )
     )
     assert strict.verdict == FitVerdict.must_queue and strict.message == "Must queue: queued behind 1 workload"
 
@@ -119,11 +127,13 @@ def test_lower_priority_pending_workloads_are_not_ahead():
 def test_cohort_borrowing_lets_it_fit():
     a = cluster_queue("team-a-cq", cohort="research", gpu_borrowing=4, reserved_gpu=6)
     b = cluster_queue("team-b-cq", cohort="research", reserved_gpu=0)
-    r = check_fit(
-        [workers(1, 4)],
-        FitCluster(nodes=nodes(), pods=[], cluster_queues=[a, b], resource_flavors=FLAVORS),
-        local_queue=LQ,
-        cluster_queue=a,
+    r = fit_response(
+        assess_fit(
+            [workers(1, 4)],
+            FitCluster(nodes=nodes(), pods=[], cluster_queues=[a, b], resource_flavors=FLAVORS),
+            local_queue=LQ,
+            cluster_queue=a,
+        )
     )
     gpu = next(q for q in r.quota if q.resource == GPU)
     assert (gpu.free, gpu.borrowable, gpu.available, gpu.max_capacity) == (2, 4, 6, 12)
@@ -132,11 +142,13 @@ def test_cohort_borrowing_lets_it_fit():
 
 
 def test_never_fits_largest_node():
-    r = check_fit(
-        [workers(1, 10)],
-        FitCluster(nodes=nodes(), pods=[], resource_flavors=FLAVORS),
-        local_queue=LQ,
-        cluster_queue=cluster_queue("team-a-cq", gpu_nominal=16),
+    r = fit_response(
+        assess_fit(
+            [workers(1, 10)],
+            FitCluster(nodes=nodes(), pods=[], resource_flavors=FLAVORS),
+            local_queue=LQ,
+            cluster_queue=cluster_queue("team-a-cq", gpu_nominal=16),
+        )
     )
     assert r.verdict == FitVerdict.never_fits
     assert r.message == "Can never fit: a worker pod needs 10 nvidia.com/gpu, the largest node has 8"
@@ -144,11 +156,13 @@ def test_never_fits_largest_node():
 
 
 def test_never_fits_quota_ceiling_and_uncovered_resource():
-    r = check_fit(
-        [workers(3, 4)],
-        FitCluster(nodes=nodes(), pods=[], resource_flavors=FLAVORS),
-        local_queue=LQ,
-        cluster_queue=cluster_queue("team-a-cq", gpu_borrowing=2),
+    r = fit_response(
+        assess_fit(
+            [workers(3, 4)],
+            FitCluster(nodes=nodes(), pods=[], resource_flavors=FLAVORS),
+            local_queue=LQ,
+            cluster_queue=cluster_queue("team-a-cq", gpu_borrowing=2),
+        )
     )
     assert r.verdict == FitVerdict.never_fits
     assert r.message == (
@@ -156,21 +170,25 @@ def test_never_fits_quota_ceiling_and_uncovered_resource():
         "nvidia-h100-80gb, the job needs 12"
     )  # borrowingLimit needs a cohort to count
     amd = PodDemand("worker", 1, {"amd.com/gpu": Decimal(1)})
-    r = check_fit(
-        [amd],
-        FitCluster(nodes=None, pods=None, resource_flavors=FLAVORS),
-        local_queue=LQ,
-        cluster_queue=cluster_queue("team-a-cq"),
+    r = fit_response(
+        assess_fit(
+            [amd],
+            FitCluster(nodes=None, pods=None, resource_flavors=FLAVORS),
+            local_queue=LQ,
+            cluster_queue=cluster_queue("team-a-cq"),
+        )
     )
     assert r.message == "Can never fit: ClusterQueue team-a-cq has no quota for amd.com/gpu"
 
 
 def test_must_queue_when_quota_is_free_but_nodes_are_busy():
-    r = check_fit(
-        [workers(2, 4)],
-        FitCluster(nodes=nodes(), pods=busy_pods(), resource_flavors=FLAVORS),
-        local_queue=LQ,
-        cluster_queue=cluster_queue("team-a-cq"),
+    r = fit_response(
+        assess_fit(
+            [workers(2, 4)],
+            FitCluster(nodes=nodes(), pods=busy_pods(), resource_flavors=FLAVORS),
+            local_queue=LQ,
+            cluster_queue=cluster_queue("team-a-cq"),
+        )
     )
     assert r.verdict == FitVerdict.must_queue
     assert r.message == ("Must queue: free nodes can take 1 of 2 worker pods now (largest free: 5 nvidia.com/gpu)")
@@ -179,13 +197,15 @@ def test_must_queue_when_quota_is_free_but_nodes_are_busy():
 
 def test_pods_of_several_roles_share_nodes():
     # 2 x 5 GPUs cannot share one 8-GPU node: needs both nodes even when empty
-    r = check_fit(
-        [
-            workers(2, 5, tolerations=[GPU_TOLERATION]),
-            PodDemand("extra", 1, {GPU: Decimal(4)}, tolerations=[GPU_TOLERATION]),
-        ],
-        FitCluster(nodes=nodes(), pods=[]),
-        local_queue=None,
+    r = fit_response(
+        assess_fit(
+            [
+                workers(2, 5, tolerations=[GPU_TOLERATION]),
+                PodDemand("extra", 1, {GPU: Decimal(4)}, tolerations=[GPU_TOLERATION]),
+            ],
+            FitCluster(nodes=nodes(), pods=[]),
+            local_queue=None,
+        )
     )
     assert r.verdict == FitVerdict.never_fits
     assert "the nodes that match can hold only 0 of 1 extra pods even when empty" in r.message
@@ -194,14 +214,16 @@ def test_pods_of_several_roles_share_nodes():
 
 def test_flavor_labels_and_tolerations_are_injected_for_the_node_check():
     # Without the flavor's toleration the tainted H100 nodes would be rejected.
-    r = check_fit(
-        [workers(1, 1)],
-        FitCluster(nodes=nodes(), pods=[], resource_flavors=FLAVORS),
-        local_queue=LQ,
-        cluster_queue=cluster_queue("team-a-cq"),
+    r = fit_response(
+        assess_fit(
+            [workers(1, 1)],
+            FitCluster(nodes=nodes(), pods=[], resource_flavors=FLAVORS),
+            local_queue=LQ,
+            cluster_queue=cluster_queue("team-a-cq"),
+        )
     )
     assert r.roles[0].eligible_nodes == 2
-    bare = check_fit([workers(1, 1)], FitCluster(nodes=nodes(), pods=[]), local_queue=None)
+    bare = fit_response(assess_fit([workers(1, 1)], FitCluster(nodes=nodes(), pods=[]), local_queue=None))
     assert bare.verdict == FitVerdict.never_fits
     assert bare.message == (
         "Can never fit: no node big enough for a worker pod accepts it (taint "
@@ -211,11 +233,13 @@ def test_flavor_labels_and_tolerations_are_injected_for_the_node_check():
 
 def test_no_matching_flavor():
     pinned = workers(1, 1, node_selector={"nvidia.com/gpu.product": "NVIDIA-A100-SXM4-80GB"})
-    r = check_fit(
-        [pinned],
-        FitCluster(nodes=nodes(), pods=[], resource_flavors=FLAVORS),
-        local_queue=LQ,
-        cluster_queue=cluster_queue("team-a-cq"),
+    r = fit_response(
+        assess_fit(
+            [pinned],
+            FitCluster(nodes=nodes(), pods=[], resource_flavors=FLAVORS),
+            local_queue=LQ,
+            cluster_queue=cluster_queue("team-a-cq"),
+        )
     )
     assert r.verdict == FitVerdict.never_fits
     assert r.message.startswith(
@@ -233,22 +257,26 @@ def test_second_flavor_is_used_when_the_first_is_full():
     a100 = node(
         "gpu-a100-0", labels={"nvidia.com/gpu.product": "NVIDIA-A100-SXM4-80GB"}, allocatable={"nvidia.com/gpu": "8"}
     )
-    r = check_fit(
-        [workers(1, 2)],
-        FitCluster(nodes=[*nodes(), a100], pods=[], resource_flavors=flavors),
-        local_queue=LQ,
-        cluster_queue=cq,
+    r = fit_response(
+        assess_fit(
+            [workers(1, 2)],
+            FitCluster(nodes=[*nodes(), a100], pods=[], resource_flavors=flavors),
+            local_queue=LQ,
+            cluster_queue=cq,
+        )
     )
     assert r.verdict == FitVerdict.fits_now and r.roles[0].flavors[GPU] == "nvidia-a100"
     assert r.roles[0].eligible_nodes == 1
 
 
 def test_quota_not_visible_decides_from_nodes():
-    r = check_fit(
-        [workers(1, 4, tolerations=[GPU_TOLERATION])],
-        FitCluster(nodes=nodes(), pods=busy_pods()),
-        local_queue=LQ,
-        cluster_queue=None,
+    r = fit_response(
+        assess_fit(
+            [workers(1, 4, tolerations=[GPU_TOLERATION])],
+            FitCluster(nodes=nodes(), pods=busy_pods()),
+            local_queue=LQ,
+            cluster_queue=None,
+        )
     )
     assert r.verdict == FitVerdict.fits_now
     assert r.message == "Fits now: 4 nvidia.com/gpu (quota not visible to your account)"
@@ -259,11 +287,13 @@ def test_quota_not_visible_decides_from_nodes():
 
 
 def test_nothing_but_quota_visible():
-    r = check_fit(
-        [workers(1, 4)],
-        FitCluster(nodes=None, pods=None, resource_flavors=None),
-        local_queue=LQ,
-        cluster_queue=cluster_queue("team-a-cq", reserved_gpu=6),
+    r = fit_response(
+        assess_fit(
+            [workers(1, 4)],
+            FitCluster(nodes=None, pods=None, resource_flavors=None),
+            local_queue=LQ,
+            cluster_queue=cluster_queue("team-a-cq", reserved_gpu=6),
+        )
     )
     assert r.verdict == FitVerdict.must_queue and r.message.endswith("(nodes not visible to your account)")
     assert r.nodes_visibility.visible is False and r.roles[0].eligible_nodes is None
@@ -271,16 +301,22 @@ def test_nothing_but_quota_visible():
 
 
 def test_nodes_visible_pods_not_checks_capacity_only():
-    r = check_fit([workers(1, 4, tolerations=[GPU_TOLERATION])], FitCluster(nodes=nodes(), pods=None), local_queue=None)
+    r = fit_response(
+        assess_fit(
+            [workers(1, 4, tolerations=[GPU_TOLERATION])], FitCluster(nodes=nodes(), pods=None), local_queue=None
+        )
+    )
     assert r.verdict == FitVerdict.fits_now and r.roles[0].fits_now is None and r.roles[0].ever_fits is True
 
 
 def test_mig_slices_fit_on_the_mig_node():
     mig = PodDemand("worker", 2, {"nvidia.com/mig-1g.10gb": Decimal(7)}, tolerations=[GPU_TOLERATION])
-    r = check_fit(
-        [mig],
-        FitCluster(nodes=[a100_mig_node()], pods=[pod("m", "gpu-a100-mig-0", {"nvidia.com/mig-1g.10gb": "2"})]),
-        local_queue=None,
+    r = fit_response(
+        assess_fit(
+            [mig],
+            FitCluster(nodes=[a100_mig_node()], pods=[pod("m", "gpu-a100-mig-0", {"nvidia.com/mig-1g.10gb": "2"})]),
+            local_queue=None,
+        )
     )
     assert r.verdict == FitVerdict.must_queue and r.roles[0].placeable_now == 1
     assert r.roles[0].largest_free == {"nvidia.com/mig-1g.10gb": 12}
@@ -289,11 +325,13 @@ def test_mig_slices_fit_on_the_mig_node():
 def test_stopped_or_inactive_queues_admit_nothing():
     held = local_queue("team-a-queue", "team-a-cq")
     held["spec"]["stopPolicy"] = "Hold"
-    r = check_fit(
-        [workers(1, 1)],
-        FitCluster(nodes=nodes(), pods=[], resource_flavors=FLAVORS),
-        local_queue=held,
-        cluster_queue=cluster_queue("team-a-cq"),
+    r = fit_response(
+        assess_fit(
+            [workers(1, 1)],
+            FitCluster(nodes=nodes(), pods=[], resource_flavors=FLAVORS),
+            local_queue=held,
+            cluster_queue=cluster_queue("team-a-cq"),
+        )
     )
     assert (r.verdict, r.message) == (FitVerdict.must_queue, "Must queue: LocalQueue team-a-queue is stopped (Hold)")
     cq = cluster_queue("team-a-cq")
@@ -305,8 +343,13 @@ def test_stopped_or_inactive_queues_admit_nothing():
             "message": "Can't admit new workloads: references missing ResourceFlavor(s)",
         }
     ]
-    r = check_fit(
-        [workers(1, 1)], FitCluster(nodes=nodes(), pods=[], resource_flavors=FLAVORS), local_queue=LQ, cluster_queue=cq
+    r = fit_response(
+        assess_fit(
+            [workers(1, 1)],
+            FitCluster(nodes=nodes(), pods=[], resource_flavors=FLAVORS),
+            local_queue=LQ,
+            cluster_queue=cq,
+        )
     )
     assert r.message == (
         "Must queue: ClusterQueue team-a-cq is inactive (Can't admit new workloads: references "

@@ -7,7 +7,7 @@ from decimal import Decimal
 from k8s_objects import GPU_TOLERATION, a100_mig_node, cluster_queue, gaudi_node, h100_node, local_queue
 
 from jupyter_accel.domain.accelerators import AcceleratorRegistry
-from jupyter_accel.domain.fit import FitCluster, check_fit
+from jupyter_accel.domain.fit import FitCluster, assess_fit, fit_response
 from jupyter_accel.domain.inventory import build_inventory
 from jupyter_accel.domain.job_status import JobSeen, job_view, pod_reason
 from jupyter_accel.domain.resources import PodDemand
@@ -50,11 +50,13 @@ def test_a_finished_pod_being_removed_says_how_it_ended_not_terminating():
 
 def test_quota_that_fits_with_nodes_out_of_sight_is_not_called_fits_now():
     demand = PodDemand("worker", 1, {"cpu": Decimal(8), "memory": Decimal(32 * 2**30), GPU: Decimal(2)})
-    r = check_fit(
-        [demand],
-        FitCluster(nodes=None, pods=None, resource_flavors=None),
-        local_queue=local_queue("team-a-queue", "team-a-cq"),
-        cluster_queue=cluster_queue("team-a-cq", reserved_gpu=0),
+    r = fit_response(
+        assess_fit(
+            [demand],
+            FitCluster(nodes=None, pods=None, resource_flavors=None),
+            local_queue=local_queue("team-a-queue", "team-a-cq"),
+            cluster_queue=cluster_queue("team-a-cq", reserved_gpu=0),
+        )
     )
     assert r.verdict == FitVerdict.fits_now and r.label == "Quota fits"
     assert r.message.startswith("Quota fits: 2 nvidia.com/gpu")
@@ -110,16 +112,18 @@ def test_only_workloads_that_compete_for_the_same_accelerators_are_ahead():
         }  # fmt: skip
 
     demand = PodDemand("worker", 1, {"cpu": Decimal(1), GPU: Decimal(1)})
-    r = check_fit(
-        [demand],
-        FitCluster(
-            nodes=None,
-            pods=None,
-            pending=[item("wants-amd"), item("wants-nvidia"), item("unknown")],
-            workloads=[wl("wants-amd", "amd.com/gpu"), wl("wants-nvidia", GPU)],
-        ),
-        local_queue=local_queue("team-a-queue", "team-a-cq"),
-        cluster_queue=cluster_queue("team-a-cq", reserved_gpu=8),
+    r = fit_response(
+        assess_fit(
+            [demand],
+            FitCluster(
+                nodes=None,
+                pods=None,
+                pending=[item("wants-amd"), item("wants-nvidia"), item("unknown")],
+                workloads=[wl("wants-amd", "amd.com/gpu"), wl("wants-nvidia", GPU)],
+            ),
+            local_queue=local_queue("team-a-queue", "team-a-cq"),
+            cluster_queue=cluster_queue("team-a-cq", reserved_gpu=8),
+        )
     )
     assert [a.name for a in r.ahead] == ["wants-nvidia", "unknown"]  # an unknown one may still compete
 
@@ -132,6 +136,8 @@ def test_a_node_selector_no_node_matches_is_named_with_its_count():
         node_selector={"nvidia.com/gpu.product": "NVIDIA-H200"},
         tolerations=[GPU_TOLERATION],
     )
-    r = check_fit([demand], FitCluster(nodes=[h100_node("h-0"), h100_node("h-1")], pods=[]), local_queue=None)
+    r = fit_response(
+        assess_fit([demand], FitCluster(nodes=[h100_node("h-0"), h100_node("h-1")], pods=[]), local_queue=None)
+    )
     assert r.verdict == FitVerdict.never_fits
     assert "node selector nvidia.com/gpu.product=NVIDIA-H200 matches 0 nodes" in r.message

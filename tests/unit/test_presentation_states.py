@@ -3,7 +3,7 @@ agreement with the job statuses; a workload's place in line travels beside Kueue
 
 from __future__ import annotations
 
-from jupyter_accel.domain.fit import FitCluster, check_fit
+from jupyter_accel.domain.fit import FitCluster, assess_fit, fit_response
 from jupyter_accel.domain.presentation import (
     CONNECTION_LOOK,
     STATUS_LOOK,
@@ -56,9 +56,11 @@ def test_a_pending_workload_and_a_workload_ahead_carry_their_place_in_words():
     }
     assert workload_view(admitted, position=(2, 5)).place is None
     item = {"metadata": {"name": "vis"}, "priority": 0, "positionInLocalQueue": 0}
-    fit = check_fit(
-        [PodDemand("worker", 1, {})],
-        FitCluster(nodes=None, pods=None, pending=[item]),
-        local_queue={"metadata": {"name": "q"}},
+    fit = fit_response(
+        assess_fit(
+            [PodDemand("worker", 1, {})],
+            FitCluster(nodes=None, pods=None, pending=[item]),
+            local_queue={"metadata": {"name": "q"}},
+        )
     )
     assert [(a.position_in_local_queue, a.place) for a in fit.ahead] == [(0, "1st in line")]
