@@ -399,9 +399,9 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if not args.run_dir:
             cluster.stop()
-    text = table(result)
-    print(text)
+    # saved first: a table that cannot be printed must not lose a 17-minute run
     save_result(result, Path(args.out) if args.out else REPO / "benchmarks" / "results" / f"scale-{args.scale}.json")
+    print(table(result))
     return 0
 
 

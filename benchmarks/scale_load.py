@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO), str(REPO / "benchmarks")]
@@ -79,23 +79,43 @@ class Http:
             raise
 
 
+GRACE = 120.0  # seconds past a load's window that its clients' last requests are waited for
+
+
 def load(fn: Callable[[], bool], clients: int, seconds: float, every: float | None = None) -> dict[str, Any]:
     """`clients` threads call fn for `seconds`; fn returns whether the answer was good. Back to back (a closed
     loop: the latency is mostly the queue of the other clients, the rate the server's capacity), or with `every`,
     each client once every that many seconds from a random start (what a number of open sidebars ask). A request
-    sent inside the window is counted when it ends, however late (the threads are waited for up to 120 s past it)."""
-    latencies, errors, first_error, elapsed = raw_load(fn, clients, seconds, every)
-    out = summary(latencies, elapsed, errors)
-    if first_error:
-        out["first_error"] = first_error
+    sent inside the window is counted when it ends, however late; one still unanswered 120 s past the window is
+    counted at the time it had taken by then (its true latency is longer) and named in "unfinished"."""
+    return _summary([raw_load(fn, clients, seconds, every)])
+
+
+def _summary(results: list[Loaded]) -> dict[str, Any]:
+    latencies = [x for r in results for x in r.latencies]
+    out = summary(latencies, max(r.elapsed for r in results), sum(r.errors for r in results))
+    if unfinished := sum(r.unfinished for r in results):
+        out["unfinished"] = unfinished  # their latencies are lower bounds: so are the percentiles they reach
+    if first := next((r.first_error for r in results if r.first_error), None):
+        out["first_error"] = first
     return out
 
 
-def raw_load(
-    fn: Callable[[], bool], clients: int, seconds: float, every: float | None = None
-) -> tuple[list[float], int, str | None, float]:
-    """load()'s measurements: latencies of good answers, errors, the first error's text, seconds it took."""
+class Loaded(NamedTuple):
+    """What one raw_load measured: latencies of good answers (an unfinished request's: the time it had taken when
+    the client gave up on it), errors, the first error's text, requests unfinished, seconds it took."""
+
+    latencies: list[float]
+    errors: int
+    first_error: str | None
+    unfinished: int
+    elapsed: float
+
+
+def raw_load(fn: Callable[[], bool], clients: int, seconds: float, every: float | None = None) -> Loaded:
+    """load()'s measurements."""
     latencies: list[float] = []
+    inflight: dict[int, float] = {}  # client thread -> when its request was sent
     errors = [0]
     first_error: list[str] = []
     lock = threading.Lock()
@@ -109,7 +129,7 @@ def raw_load(
                 due = max(due + every, time.monotonic())  # late: the next one is not sent sooner
                 if time.monotonic() >= stop:
                     break
-            t0 = time.perf_counter()
+            t0 = inflight[threading.get_ident()] = time.perf_counter()
             try:
                 ok = fn()
             except Exception as exc:
@@ -118,6 +138,7 @@ def raw_load(
                     first_error.append(f"{type(exc).__name__}: {str(exc)[:200]}")
             took = time.perf_counter() - t0
             with lock:
+                del inflight[threading.get_ident()]
                 if ok:
                     latencies.append(took)
                 else:
@@ -128,8 +149,12 @@ def raw_load(
     for t in threads:
         t.start()
     for t in threads:
-        t.join(seconds + 120)
-    return latencies, errors[0], first_error[0] if first_error else None, time.monotonic() - t0
+        t.join(max(0.0, t0 + seconds + GRACE - time.monotonic()))
+    with lock:  # the requests still unanswered: counted at what they took so far (a lower bound)
+        now = time.perf_counter()
+        waited = [now - sent for sent in inflight.values()]
+        latencies.extend(waited)
+    return Loaded(latencies, errors[0], first_error[0] if first_error else None, len(waited), time.monotonic() - t0)
 
 
 def _one_process(make: Callable[[], Callable[[], bool]], seconds: float, every: float | None, start_at: float):
@@ -152,12 +177,8 @@ def load_in_processes(
     with ProcessPoolExecutor(max_workers=clients, mp_context=ctx) as pool:
         futures = [pool.submit(_one_process, make, seconds, every, start_at) for _ in range(clients)]
         results = [f.result() for f in futures]
-    latencies = [x for r in results for x in r[0]]
-    first = next((r[2] for r in results if r[2]), None)
-    out = summary(latencies, max(r[3] for r in results), sum(r[1] for r in results))
+    out = _summary(results)
     out["processes"] = clients
-    if first:
-        out["first_error"] = first
     return out
 
 
