@@ -8,6 +8,7 @@ import dataclasses
 import secrets
 from typing import TYPE_CHECKING, Any
 
+from ..domain import labels as L
 from ..domain.builders import Build, build
 from ..domain.builders.common import BuildContext
 from ..domain.builders.raycluster import growth
@@ -124,11 +125,27 @@ def fit(hub: Caches, registry: AcceleratorRegistry, settings: JobSettings, reque
     if spec.program and not any(getattr(request, p) is not None for p in spec.program):
         request = request.model_copy(update={spec.program[0]: NO_OP_PROGRAM[spec.program[0]]})
     built = prepare(hub, registry, settings, request, pack=False)
-    answer = fit_demands(hub, registry, built.demands, built.queue)
+    priority_class = ((built.objects[0].get("metadata") or {}).get("labels") or {}).get(L.PRIORITY_CLASS)
+    priority = workload_priority(hub, priority_class)
+    answer = fit_demands(hub, registry, built.demands, built.queue, priority or 0)
     answer.image = built.image
+    if priority_class and priority is None:
+        answer.notes.append(
+            f"WorkloadPriorityClass {priority_class} is not visible to your account: the workloads ahead are those "
+            "a job of priority 0 would wait behind."
+        )
     if grows := growth_note(request):
         answer.notes.append(grows)
     return answer
+
+
+def workload_priority(hub: Caches, priority_class: str | None) -> int | None:
+    """The value of a Kueue WorkloadPriorityClass, which Kueue gives the job's Workload: 0 without a class, None
+    when the class cannot be read here (not visible, or no such class)."""
+    if not priority_class:
+        return 0
+    wpc = hub.get("workloadpriorityclasses", priority_class) if hub.readable("workloadpriorityclasses") else None
+    return int(wpc.get("value") or 0) if wpc is not None else None
 
 
 def growth_note(request: JobRequest) -> str | None:
@@ -142,8 +159,11 @@ def growth_note(request: JobRequest) -> str | None:
     )
 
 
-def fit_demands(hub: Caches, registry: AcceleratorRegistry, demands: list[PodDemand], queue: str | None) -> FitResponse:
-    """The fit check of some pods going to `queue`, from the caches: jobs and the workbench's own pod."""
+def fit_demands(
+    hub: Caches, registry: AcceleratorRegistry, demands: list[PodDemand], queue: str | None, priority: int = 0
+) -> FitResponse:
+    """The fit check of some pods going to `queue` at `priority` (a Workload's), from the caches: jobs and the
+    workbench's own pod."""
     snap = Snapshot.of(hub)
     lq = snap.local_queue(queue) if queue else None
     cq_name = ((lq or {}).get("spec") or {}).get("clusterQueue")
@@ -153,6 +173,7 @@ def fit_demands(hub: Caches, registry: AcceleratorRegistry, demands: list[PodDem
             snap.fit_cluster(cq_name),
             local_queue=lq,
             cluster_queue=snap.cluster_queue(cq_name) if cq_name else None,
+            priority=priority,
             registry=registry,
         )
     )

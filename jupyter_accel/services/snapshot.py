@@ -148,8 +148,8 @@ class Snapshot:
 
     def fit_cluster(self, cluster_queue: str | None) -> FitCluster:
         """What the fit check of a job for `cluster_queue` reads: the per-node sums of the pods where the read service
-        serves them, else the pods; as pending, the LocalQueues' whose ClusterQueue is that one (a
-        workload waiting for other quota is not ahead; a queue not readable here counts)."""
+        serves them, else the pods; as pending, the workloads of the LocalQueues whose ClusterQueue is that one (one
+        waiting for other quota is not ahead; a LocalQueue not readable here counts: it may be)."""
         pending = [
             item
             for queue, items in (self.pending or {}).items()

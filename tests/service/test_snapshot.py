@@ -122,3 +122,35 @@ def test_the_fit_check_counts_ahead_only_the_workloads_waiting_for_the_same_clus
     gpu = PodDemand("worker", 1, {"nvidia.com/gpu": Decimal(1)})
     answer = fit_demands(hub, AcceleratorRegistry.from_config([]), [gpu], "default")
     assert sorted(a.name for a in answer.ahead) == ["maybe", "mine-first"]
+
+
+def test_the_fit_check_judges_a_job_at_its_priority_class_value():
+    """Kueue gives a job's Workload its WorkloadPriorityClass's value: workloads of lower priority are not ahead of
+    it. A class this account cannot read is said, and the job is judged as priority 0."""
+    from memory_cluster import MemoryWriter
+
+    from jupyter_accel.domain.accelerators import AcceleratorRegistry
+    from jupyter_accel.models import JobRequest
+    from jupyter_accel.services.jobs import JobSettings, JobsService
+
+    hub = MemoryHub()
+    for key in ("rayjobs", "rayclusters", "pytorchjobs", "trainjobs", "workloads", "events", "nodes", "pods"):
+        hub.caches[key] = []
+    hub.caches["localqueues"] = [{"metadata": {"name": "default", "namespace": "team-a"},
+                                  "spec": {"clusterQueue": "cq"}}]  # fmt: skip
+    hub.caches["workloadpriorityclasses"] = [{"metadata": {"name": "urgent"}, "value": 50}]
+    hub.pending["default"] = [
+        {"metadata": {"name": f"wl-{p}", "namespace": "team-a"}, "priority": p, "positionInLocalQueue": i}
+        for i, p in enumerate((100, 10))
+    ]
+    svc = JobsService(hub, MemoryWriter(hub), AcceleratorRegistry.from_config([]), JobSettings(default_queue="default"))
+    job = {"kind": "pytorch", "name": "t", "workers": 1, "image": "img", "command": ["python", "t.py"]}
+
+    def ahead(**more: str) -> tuple[list[str], bool]:
+        answer = svc.fit(JobRequest.model_validate({**job, **more}))
+        return sorted(a.name for a in answer.ahead), any("urgent is not visible" in n for n in answer.notes)
+
+    assert ahead() == (["wl-10", "wl-100"], False)
+    assert ahead(priority_class="urgent") == (["wl-100"], False)
+    hub.unreadable.add("workloadpriorityclasses")
+    assert ahead(priority_class="urgent") == (["wl-10", "wl-100"], True)

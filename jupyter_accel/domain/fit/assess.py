@@ -82,9 +82,9 @@ class FitCluster:
     nodes / pods: cluster-wide lists; allocated: what the pods hold per node, summed (inventory.allocated_by_node,
     as the read service serves it), given instead of `pods`. cluster_queues / cohorts: for cohort borrowing
     (siblings; all readable CQs is fine). resource_flavors: None when not readable (flavors then count as matching).
-    pending: Workloads of the chosen LocalQueue (or visibility API items), to list those ahead of a new workload;
-    workloads: the cached Workloads those items may name (their requests tell whether they compete for the same
-    accelerators)."""
+    pending: Workloads of the LocalQueues on the chosen ClusterQueue (or visibility API items), to list those ahead
+    of a new workload; workloads: the cached Workloads those items may name (their requests tell whether they
+    compete for the same accelerators)."""
 
     nodes: list[dict[str, Any]] | None = None
     pods: list[dict[str, Any]] | None = None
