@@ -43,6 +43,13 @@ MAX_STALE = 5.0
 AHEAD_TOPICS = frozenset({"inventory"})
 SLOW_S = 0.05
 FRESH_S = 1.0
+# While its caches churn, such an answer was computed back to back (a read's computation ahead, then the push's,
+# then the next read's): at 20,000 pods during a burst of 1,000 pod changes, 43 inventory answers in 10 s, and
+# half of the event loop's holds over 20 ms were spent waiting for the GIL those computations held
+# (benchmarks/results/scale-full-split.json). Its next computation therefore begins no sooner than REST times the
+# last one's duration after that one ended: the answer threads leave the GIL and the cores to the loop at least two
+# thirds of the time, and the answer is at most that much older (the push that follows says when it is new).
+REST = 2.0
 log = logging.getLogger(__name__)
 WRITE_POLL = 0.005  # seconds between looks at whether the caches hold a write yet (only while one is outstanding)
 MAX_VIEWS = 256  # answers kept (node pages are one per model, offset and limit); the least recently read go first
@@ -59,6 +66,7 @@ class _Entry:
     took: float = 0.0  # seconds the last computation took, waits for the GIL included
     read_at: float = 0.0
     running: asyncio.Future[bytes] | None = None  # the computation under way (a task that fills this entry)
+    ahead: asyncio.TimerHandle | None = None  # a computation ahead due when the last one has rested (REST)
     writes_seen: int = 0  # the server's writes in the caches when the stored answer's computation began
     running_writes_seen: int = 0  # the same for the running computation
 
@@ -126,14 +134,29 @@ class Answers:
                 continue
             topic = key[0]
             if (topic in wanted or "*" in wanted) and entry.revision != hub.revision(depends(topic)):
-                jobs.append(self._compute(entry, topic))
+                jobs.append(self._rested(entry, topic))
         if jobs:
             await asyncio.gather(*jobs, return_exceptions=True)
 
     def _compute_ahead(self, entry: _Entry, topic: str) -> None:
-        task = asyncio.ensure_future(self._compute(entry, topic))
-        self._ahead.add(task)
-        task.add_done_callback(self._ahead_done)
+        """Begin the next computation once the last one has rested (at once if it has); one is due at a time."""
+        if entry.ahead is not None:
+            return
+
+        def begin() -> None:
+            entry.ahead = None
+            if entry.running is None:  # else the one running (a push's) is the next answer already
+                task = asyncio.ensure_future(self._compute(entry, topic))
+                self._ahead.add(task)
+                task.add_done_callback(self._ahead_done)
+
+        entry.ahead = asyncio.get_running_loop().call_later(_rest_left(entry, topic), begin)
+
+    async def _rested(self, entry: _Entry, topic: str) -> bytes:
+        """A push's computation, begun once the last one has rested (REST)."""
+        if (wait := _rest_left(entry, topic)) > 0:
+            await asyncio.sleep(wait)
+        return await self._compute(entry, topic)
 
     def _ahead_done(self, task: asyncio.Future[bytes]) -> None:
         self._ahead.discard(task)
@@ -174,6 +197,13 @@ class Answers:
         self.computed += 1
         self.computed_by_topic[topic] = self.computed_by_topic.get(topic, 0) + 1
         return body
+
+
+def _rest_left(entry: _Entry, topic: str) -> float:
+    """Seconds until a slow answer of AHEAD_TOPICS may be computed again (0 for every other answer)."""
+    if topic not in AHEAD_TOPICS or entry.took < SLOW_S:
+        return 0.0
+    return max(0.0, entry.computed_at + REST * entry.took - time.monotonic())
 
 
 def _seen(hub: IdentityCaches) -> int:

@@ -154,12 +154,38 @@ def test_while_the_caches_churn_a_slow_view_answers_at_once_and_computes_the_nex
         t0 = time.monotonic()
         stale = await views.get(hub, "inventory", (), build)
         waited = time.monotonic() - t0
-        await asyncio.sleep(0.3)  # the computation started ahead ends
-        return stale, waited, await views.get(hub, "inventory", (), build)
+        await asyncio.sleep(0.3)  # the computation ahead has not begun: the last one rests 2 x 0.2 s
+        resting = build.calls
+        await asyncio.sleep(0.45)  # it began when the last had rested, and has ended
+        return stale, waited, resting, await views.get(hub, "inventory", (), build)
 
-    stale, waited, fresh = run(scenario())
+    stale, waited, resting, fresh = run(scenario())
     assert b"answer 1" in stale and waited < 0.1
+    assert resting == 1
     assert b"answer 2" in fresh and build.calls == 2
+
+
+def test_while_the_caches_churn_a_slow_view_is_computed_at_most_a_third_of_the_time():
+    """A slow answer read back to back while its caches change all the time: its computations, one after the other,
+    leave the answer threads idle at least twice as long as they ran (REST: the GIL and the cores go to the loop)."""
+    hub, views, build = Caches(), Answers(), Counting(delay=0.1)
+
+    async def scenario():
+        await views.get(hub, "inventory", (), build)
+        t0, reads = time.monotonic(), 0
+        while time.monotonic() - t0 < 1.5:
+            hub.change("allpods")
+            await views.get(hub, "inventory", (), build)
+            if reads % 10 == 0:  # a push now and then
+                await views.refresh(hub, {"inventory"})
+            reads += 1
+            await asyncio.sleep(0.01)
+        return time.monotonic() - t0
+
+    elapsed = run(scenario())
+    busy = (build.calls - 1) * 0.1
+    assert build.calls >= 3  # the answer keeps following the caches
+    assert busy <= elapsed / 3 + 0.15, (build.calls, elapsed)
 
 
 def test_a_read_waits_for_the_new_answer_after_a_quiet_change_of_a_quick_view_and_of_the_jobs(monkeypatch):
