@@ -103,6 +103,11 @@ class Answers:
             return entry.body
         if entry.revision is not None and entry.writes_seen >= wrote:
             age = now - entry.computed_at
+            unchanged = entry.revision == hub.revision(depends(topic))
+            if max_age is not None and not fresh and unchanged and age < max_age + MAX_STALE:
+                # only the clock moved (the times it names are max_age old): this read gets it, the next the new one
+                self._compute_ahead(entry, topic)
+                return entry.body
             if entry.running is not None and age < MAX_STALE:
                 return entry.body
             if entry.running is None and topic in AHEAD_TOPICS and entry.took >= SLOW_S and age < FRESH_S:
