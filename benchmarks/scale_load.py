@@ -86,8 +86,8 @@ def load(fn: Callable[[], bool], clients: int, seconds: float, every: float | No
     """`clients` threads call fn for `seconds`; fn returns whether the answer was good. Back to back (a closed
     loop: the latency is mostly the queue of the other clients, the rate the server's capacity), or with `every`,
     each client once every that many seconds from a random start (what a number of open sidebars ask). A request
-    sent inside the window is counted when it ends, however late; one still unanswered 120 s past the window is
-    counted at the time it had taken by then (its true latency is longer) and named in "unfinished"."""
+    sent inside the window is counted when it ends, however late; one still unanswered GRACE seconds past the window
+    is counted at the time it had taken by then (its true latency is longer) and named in "unfinished"."""
     return _summary([raw_load(fn, clients, seconds, every)])
 
 

@@ -11,7 +11,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO), str(REPO / "benchmarks")]
 
-from scale_load import ENDPOINTS, PACE  # noqa: E402
+from scale_load import ENDPOINTS, GRACE, PACE  # noqa: E402
 
 # the baseline's rows (benchmarks/scale.py writes them, the tables read them): each client in a process of its own
 BASELINE_ONE = "baseline: list nodes and pods per request, 1 client (own process)"
@@ -27,7 +27,11 @@ def _ratio_mark(ratio: float | None) -> str:
 def _unfinished(row: dict[str, Any] | None) -> str:
     """Baseline requests still unanswered when the run gave up on them count at the time they had taken."""
     n = (row or {}).get("unfinished")
-    return f"; {n} requests unanswered 120 s past the window, counted at the time taken (a lower bound)" if n else ""
+    return (
+        f"; {n} requests unanswered {GRACE:.0f} s past the window, counted at the time taken (a lower bound)"
+        if n
+        else ""
+    )
 
 
 def _shares(window: dict[str, Any]) -> str:

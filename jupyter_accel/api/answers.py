@@ -98,12 +98,12 @@ class Answers:
         entry.build = build
         now = entry.read_at = time.monotonic()
         fresh = max_age is None or now - entry.computed_at < max_age
+        unchanged = entry.revision == hub.revision(depends(topic))
         # an unchanged revision is safe after a write too: the caches took the write before this read began
-        if fresh and entry.revision == hub.revision(depends(topic)):
+        if fresh and unchanged:
             return entry.body
         if entry.revision is not None and entry.writes_seen >= wrote:
             age = now - entry.computed_at
-            unchanged = entry.revision == hub.revision(depends(topic))
             if max_age is not None and not fresh and unchanged and age < max_age + MAX_STALE:
                 # only the clock moved (the times it names are max_age old): this read gets it, the next the new one
                 self._compute_ahead(entry, topic)
