@@ -8,7 +8,9 @@ the extension as the cluster admin in its own process, and measures:
   client every 0.5 s, more than open sidebars ask), and the Jupyter server's own GET /api/status polled 10 times a
   second meanwhile (what every kernel message and file save of the user waits behind), and how long its event
   loop was held (benchmarks/loop_lag.py);
-- the same during a burst of 1,000 pod changes, with the readers paced and back to back;
+- the same during a burst of 1,000 pod changes, with the readers paced and back to back; at the end, the burst
+  again with the server alone on the cores (the cluster and the load at nice 19: benchmarks/scale_aside.py), where
+  the lowered priorities can be raised again afterwards (as root) or the cluster is the run's own;
 - the baseline: per request, list nodes and pods from the API server and sum (what list-per-call tools do);
 - API-server LIST/GET requests during the product's load, against an idle window of the same length;
 - the server's RSS; a change in the cluster until the push event, and until the answer shows it;
@@ -50,6 +52,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO), str(REPO / "benchmarks")]
 
 import scale_objects as objs  # noqa: E402
+from scale_aside import aside, can_restore  # noqa: E402
 from scale_build import build, remove, settle  # noqa: E402
 from scale_load import (  # noqa: E402
     ENDPOINTS,
@@ -63,7 +66,7 @@ from scale_load import (  # noqa: E402
     rss_mib,
     save_result,
 )
-from scale_table import BASELINE, BASELINE_ONE, BASELINE_PACED, table  # noqa: E402
+from scale_table import ALONE, BASELINE, BASELINE_ONE, BASELINE_PACED, table  # noqa: E402
 
 from devcluster.cluster import Cluster  # noqa: E402
 from devcluster.jupyter_server import JupyterProcess, ReadServiceProcess  # noqa: E402
@@ -120,11 +123,13 @@ def run(
     burst: int,
     keep: bool = False,
     read_service: bool = False,
+    alone: bool = False,
     audit: Callable[[list[int]], None] | None = None,
     log: Callable[[str], None] = print,
 ) -> dict[str, Any]:
-    """Build, measure, remove. `audit`: called with the Jupyter server's PID while it is under load (the smoke
-    test runs net-audit there)."""
+    """Build, measure, remove. `alone`: the burst once more at the end, the cluster and the load at the lowest CPU
+    priority (scale_aside). `audit`: called with the Jupyter server's PID while it is under load (the smoke test
+    runs net-audit there)."""
     rest = cluster.admin
     result: dict[str, Any] = {
         "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
@@ -199,27 +204,7 @@ def run(
                 "windows": 2 * len(ENDPOINTS),
                 "caused_by_refreshes": product_reads - idle_reads * 2 * len(ENDPOINTS),
             }
-            # the burst: pod changes while clients keep reading the inventory, paced (what open sidebars do: the
-            # burst's own cost to the loop) and back to back (the server's cores saturated by readers as well)
-            for every in (PACE, None):
-                suffix = f", readers each every {every} s" if every else ", readers back to back"
-                a = time.monotonic()
-                burst_load: dict[str, Any] = {}
-                reader = threading.Thread(
-                    target=lambda e=every, out=burst_load: out.update(
-                        load(lambda: http_.get("/accel/v1/inventory")[0] == 200, clients, seconds, e)
-                    ),
-                    daemon=True,
-                )
-                reader.start()
-                took = result.setdefault("burst_s", {})["paced" if every else "back_to_back"] = round(
-                    pod_burst(rest, scale, burst), 1
-                )
-                reader.join()
-                rows["GET inventory during the burst" + suffix] = burst_load
-                rows[f"/api/status during {burst} pod changes" + suffix] = probe.window(a, time.monotonic())
-                loop[f"{burst} pod changes" + suffix] = loop_held(http_, a, time.monotonic())
-                log(f"  burst of {burst} pod changes in {took} s{suffix}")
+            bursts(http_, rest, scale, burst, clients, seconds, probe, result, rows, loop, log)
 
         result["rss_mib"] = rss_mib(server.proc.pid)
         if service is not None:
@@ -240,6 +225,11 @@ def run(
             rows[name] = load_in_processes(make, n, seconds, every)
             log(f"  {name}: {rows[name]}")
         result["apiserver_reads"]["baseline_load"] = apiserver_reads(rest) - before
+        if alone:
+            # last: the cluster and this process are slowed until the context ends (and for good without root)
+            product_pids = {server.proc.pid, *([service.proc.pid] if service else [])}
+            with aside([*cluster.all_pids(), os.getpid()], product_pids), StatusProbe(http_) as probe:
+                bursts(http_, rest, scale, burst, clients, seconds, probe, result, rows, loop, log, ALONE)
         result["rows"] = rows
         product, base = rows["GET inventory"], rows[BASELINE]
         result["ratio_p50"] = _ratio(base["p50_ms"], product["p50_ms"])
@@ -260,6 +250,43 @@ def run(
         if not keep:
             remove(rest, log)
     return result
+
+
+def bursts(
+    http_: Http,
+    rest: Rest,
+    scale: objs.Scale,
+    burst: int,
+    clients: int,
+    seconds: float,
+    probe: StatusProbe,
+    result: dict[str, Any],
+    rows: dict[str, Any],
+    loop: dict[str, Any],
+    log: Callable[[str], None],
+    suffix: str = "",
+) -> None:
+    """The burst: pod changes while clients keep reading the inventory, paced (what open sidebars do: the burst's
+    own cost to the loop) and back to back (the server's cores saturated by readers as well)."""
+    for every in (PACE, None):
+        name = (f", readers each every {every} s" if every else ", readers back to back") + suffix
+        a = time.monotonic()
+        burst_load: dict[str, Any] = {}
+        reader = threading.Thread(
+            target=lambda e=every, out=burst_load: out.update(
+                load(lambda: http_.get("/accel/v1/inventory")[0] == 200, clients, seconds, e)
+            ),
+            daemon=True,
+        )
+        reader.start()
+        took = result.setdefault("burst_s", {})[("paced" if every else "back_to_back") + suffix] = round(
+            pod_burst(rest, scale, burst), 1
+        )
+        reader.join()
+        rows["GET inventory during the burst" + name] = burst_load
+        rows[f"/api/status during {burst} pod changes" + name] = probe.window(a, time.monotonic())
+        loop[f"{burst} pod changes" + name] = loop_held(http_, a, time.monotonic())
+        log(f"  burst of {burst} pod changes in {took} s{name}")
 
 
 def _mem_gib() -> int:
@@ -387,6 +414,7 @@ def main(argv: list[str] | None = None) -> int:
     clients = args.clients or (5 if smoke else 50)
     burst = args.burst or (50 if smoke else 1000)
     cluster = Cluster.attach(args.run_dir) if args.run_dir else Cluster()
+    alone = can_restore() or not args.run_dir  # a cluster of its own is stopped at the end, slowed or not
     if not args.run_dir:
         cluster.start(timeout=600)
         cluster.start_reaper()
@@ -395,7 +423,7 @@ def main(argv: list[str] | None = None) -> int:
         # a cluster of its own goes with everything in it: removing 20,000 pods first would take minutes
         keep = args.keep or not args.run_dir
         result = run(cluster, scale, seconds=seconds, clients=clients, burst=burst, keep=keep,
-                     read_service=args.read_service)  # fmt: skip
+                     read_service=args.read_service, alone=alone)  # fmt: skip
     finally:
         if not args.run_dir:
             cluster.stop()
