@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Iterable
 from decimal import Decimal
 from typing import Any, NamedTuple
 
@@ -39,23 +40,40 @@ class Inventory(NamedTuple):
 
 class InventoryMemo:
     """What the previous build computed per cached object. An informer replaces an object's dict when the object
-    changes, so while the same dict is cached its result stands: a rebuild after a few pod changes parses those
-    pods only, not the cluster. Not thread-safe: one build at a time per memo."""
+    changes, so while the same dict is cached its result stands: a rebuild after a few pod changes reads those pods
+    and sums again the nodes they are bound to, not the cluster. Not thread-safe: one build at a time per memo."""
 
     def __init__(self) -> None:
-        self._requests: dict[int, tuple[dict[str, Any], dict[str, Decimal]]] = {}
+        self._pods: dict[int, dict[str, Any]] = {}  # id -> every pod of the last call (held: its id stays its own)
+        self._bound: dict[int, str] = {}  # id -> the node of a pod that holds what it requests
+        self._members: dict[str, dict[int, dict[str, Decimal]]] = {}  # node -> id -> that pod's requests
+        self._totals: dict[str, dict[str, Decimal]] = {}
         self._nodes: dict[int, tuple[dict[str, Any], tuple[tuple[str, Decimal], ...] | None, NodeAccelerators]] = {}
 
-    def pod_requests(self, pods: list[dict[str, Any]]) -> list[tuple[dict[str, Any], dict[str, Decimal]]]:
-        old, new, out = self._requests, {}, []
-        for pod in pods:
+    def allocated(self, pods: list[dict[str, Any]]) -> dict[str, dict[str, Decimal]]:
+        """allocated_by_node(pods), from the pods that came, went or changed since the last call. A node they touch
+        is summed again from its pods, in full: the same exact Decimals as a sum from scratch, digits included."""
+        now = {id(p): p for p in pods}
+        touched: set[str] = set()
+        for key in self._pods.keys() - now.keys():
+            if (node := self._bound.pop(key, None)) is not None:
+                del self._members[node][key]
+                touched.add(node)
+        for key in now.keys() - self._pods.keys():
+            pod = now[key]
             spec = pod.get("spec") or {}
-            hit = old.get(id(spec))
-            req = hit[1] if hit is not None and hit[0] is spec else pod_requests(spec)
-            new[id(spec)] = (spec, req)  # the spec is held, so its id cannot be reused while it is a key here
-            out.append((pod, req))
-        self._requests = new
-        return out
+            if (node := spec.get("nodeName")) and is_active_pod(pod):
+                self._bound[key] = node
+                self._members.setdefault(node, {})[key] = pod_requests(spec)
+                touched.add(node)
+        self._pods = now
+        for node in touched:
+            if members := self._members.get(node):
+                self._totals[node] = _summed(members.values())
+            else:
+                self._members.pop(node, None)
+                self._totals.pop(node, None)
+        return {node: dict(totals) for node, totals in self._totals.items()}  # the caller's to keep
 
     def node(
         self, node: dict[str, Any], allocated: dict[str, Decimal] | None, registry: AcceleratorRegistry
@@ -76,14 +94,22 @@ class InventoryMemo:
 
 def allocated_by_node(pods: list[dict[str, Any]], memo: InventoryMemo | None = None) -> dict[str, dict[str, Decimal]]:
     """node name -> summed effective requests of the non-terminated pods bound to it (unbound pods hold nothing)."""
-    out: dict[str, dict[str, Decimal]] = defaultdict(dict)
-    bound = [p for p in pods if (p.get("spec") or {}).get("nodeName") and is_active_pod(p)]
-    pairs = memo.pod_requests(bound) if memo else [(p, pod_requests(p.get("spec") or {})) for p in bound]
-    for pod, requests in pairs:
-        totals = out[pod["spec"]["nodeName"]]
-        for name, qty in requests.items():
+    if memo is not None:
+        return memo.allocated(pods)
+    by_node: dict[str, list[dict[str, Decimal]]] = defaultdict(list)
+    for pod in pods:
+        spec = pod.get("spec") or {}
+        if spec.get("nodeName") and is_active_pod(pod):
+            by_node[spec["nodeName"]].append(pod_requests(spec))
+    return {node: _summed(requests) for node, requests in by_node.items()}
+
+
+def _summed(requests: Iterable[dict[str, Decimal]]) -> dict[str, Decimal]:
+    totals: dict[str, Decimal] = {}
+    for each in requests:
+        for name, qty in each.items():
             totals[name] = totals.get(name, Decimal(0)) + qty
-    return dict(out)
+    return totals
 
 
 # where allocated and free come from (InventoryResponse.free_source): the sidebar and `%accel gpus` say it

@@ -163,3 +163,44 @@ def test_allocated_by_node_counts_sidecars_and_init_containers():
     )
     # main 1 + sidecar 0.5 = 1.5; init peaks: 4, then 2 + 0.5 = 2.5 -> max 4
     assert allocated_by_node([p])["gpu-h100-0"]["cpu"] == 4
+
+
+def test_the_memo_sums_what_a_sum_from_scratch_does_through_a_churn_of_pods():
+    """InventoryMemo.allocated after pods came, went and changed (a changed pod is a new dict, as the informer
+    makes it) equals allocated_by_node from scratch: the same nodes, resources and Decimals, their digits too."""
+    import random
+
+    from jupyter_accel.domain.inventory import InventoryMemo
+
+    rng = random.Random(7)
+
+    def one(i: int) -> dict:
+        requests = {"cpu": rng.choice(["250m", "0.5", "1", "2"]), "memory": rng.choice(["1Gi", "512Mi", "1.5Gi"])}
+        if rng.random() < 0.5:
+            requests["nvidia.com/gpu"] = rng.choice(["1", "2", "0"])
+        return {
+            "metadata": {"name": f"p{i}"},
+            "spec": {
+                "nodeName": rng.choice(["a", "b", "c", "d", None]),
+                "containers": [{"name": "c", "resources": {"requests": requests}}],
+            },
+            "status": {"phase": rng.choice(["Running", "Pending", "Succeeded", "Failed"])},
+        }
+
+    def exact(allocated: dict) -> dict:
+        return {node: {name: str(q) for name, q in used.items()} for node, used in allocated.items()}
+
+    pods = [one(i) for i in range(60)]
+    memo, made = InventoryMemo(), 60
+    for _ in range(300):
+        for _ in range(rng.randint(1, 6)):
+            step = rng.random()
+            if step < 0.5 and pods:
+                pods[rng.randrange(len(pods))] = one(made)
+            elif step < 0.75 and pods:
+                pods.pop(rng.randrange(len(pods)))
+            else:
+                pods.append(one(made))
+            made += 1
+        assert exact(memo.allocated(list(pods))) == exact(allocated_by_node(pods))
+    assert exact(memo.allocated([])) == {}
