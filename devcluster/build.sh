@@ -170,8 +170,8 @@ for c in $want; do case $c in
   runc)              build runc "$RUNC_VERSION" "$(entry runc "$RUNC_VERSION")" b_runc ;;
   cni-plugins)       build cni-plugins "$CNI_PLUGINS_VERSION" "$(entry cni-plugins "$CNI_PLUGINS_VERSION")" b_cni ;;
   coredns)           build coredns "$COREDNS_VERSION" "$(entry coredns "$COREDNS_VERSION" $(key coredns) "$HERE/coredns/main.go")" b_coredns ;;
-  node-image)        build node-image "$RAY_VERSION" "$(entry node-image "$RAY_VERSION-$NODE_IMAGE_SUITE" "$HERE/node-image.sh")" b_image ;;
-  workbench-image)   build workbench-image "$WORKBENCH_JUPYTERLAB_VERSION" "$(entry workbench-image "$WORKBENCH_JUPYTERLAB_VERSION-$WORKBENCH_JUPYTER_SERVER_VERSION-$RAY_VERSION-$NODE_IMAGE_SUITE" "$HERE/workbench-image.sh")" b_workbench ;;
+  node-image)        build node-image "$RAY_VERSION" "$(entry node-image "$RAY_VERSION-$NODE_IMAGE_SUITE" "$HERE/node-image.sh" "$HERE/rootfs.sh")" b_image ;;
+  workbench-image)   build workbench-image "$WORKBENCH_JUPYTERLAB_VERSION" "$(entry workbench-image "$WORKBENCH_JUPYTERLAB_VERSION-$WORKBENCH_JUPYTER_SERVER_VERSION-$RAY_VERSION-$NODE_IMAGE_SUITE" "$HERE/workbench-image.sh" "$HERE/rootfs.sh")" b_workbench ;;
   *) echo "unknown component $c"; FAILED=1 ;;
 esac; done
 echo "status files: $ROOT/status/"

@@ -6,28 +6,20 @@
 # the cluster). The wheel itself is not in here: workbench.py lays it on top as a second layer on every deploy, so
 # this base is rebuilt only when its inputs change (cached by build.sh, keyed by this file and the versions).
 # Writes OUT/workbench-base.tar (the rootfs layer) and OUT/workbench-base.freeze (`pip freeze` of the venv: the
-# deploy checks the wheel's requirements against it). The user is 1001 in group 0, as on OpenShift AI. Runs as root or, through mmdebstrap's unshare mode, not.
+# deploy checks the wheel's requirements against it). The user is 1001 in group 0, as on OpenShift AI. Runs as
+# root or as a normal user (rootfs.sh).
 set -euo pipefail
-HERE=$(cd "$(dirname "$0")" && pwd); . "$HERE/versions.env"
+HERE=$(cd "$(dirname "$0")" && pwd); . "$HERE/versions.env"; . "$HERE/rootfs.sh"
 OUT=$1
 work=$(mktemp -d "${TMPDIR:-/tmp}/ja-workbench-image.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-mode=root; [ "$(id -u)" -eq 0 ] || mode=unshare
-ca=${PIP_CERT:-${SSL_CERT_FILE:-/etc/ssl/certs/ca-certificates.crt}}
-cp "$ca" "$work/host-ca.pem"
 # jupyter-accel's own requirements (pyproject.toml) with its widgets extra; ipykernel comes with JupyterLab
-export JA_HOST_CA="$work/host-ca.pem" JA_PIP="jupyterlab==$WORKBENCH_JUPYTERLAB_VERSION \
-jupyter-server~=$WORKBENCH_JUPYTER_SERVER_VERSION kubernetes>=31 pydantic>=2.7,<3 pathspec>=0.12 ipywidgets>=8,<9 \
-ray[client]==$RAY_VERSION"
+pip="jupyterlab==$WORKBENCH_JUPYTERLAB_VERSION jupyter-server~=$WORKBENCH_JUPYTER_SERVER_VERSION kubernetes>=31 \
+pydantic>=2.7,<3 pathspec>=0.12 ipywidgets>=8,<9 ray[client]==$RAY_VERSION"
 export JA_FREEZE="$work/freeze"
-mmdebstrap --mode="$mode" --variant=minbase --include=python3,python3-venv,procps \
-  --customize-hook='chroot "$1" python3 -m venv /opt/venv' \
-  --customize-hook='cp "$JA_HOST_CA" "$1/tmp/host-ca.pem"' \
-  --customize-hook='chroot "$1" env -i PATH=/usr/bin:/bin HOME=/root PIP_CERT=/tmp/host-ca.pem /opt/venv/bin/pip install -q --no-cache-dir --disable-pip-version-check $JA_PIP' \
-  --customize-hook='chroot "$1" /opt/venv/bin/pip freeze --disable-pip-version-check > "$JA_FREEZE"' \
-  --customize-hook='mkdir -p "$1/opt/app-root/src" && chmod 0777 "$1/opt/app-root/src"' \
-  --customize-hook='echo "default:x:1001:0:workbench user:/opt/app-root/src:/bin/sh" >> "$1/etc/passwd"' \
-  --customize-hook='rm -rf "$1"/tmp/host-ca.pem "$1"/var/cache/apt/* "$1"/var/lib/apt/lists/* "$1"/usr/share/doc/* "$1"/usr/share/man/*' \
-  "$NODE_IMAGE_SUITE" "$work/rootfs.tar"
+venv_rootfs "$work" "$work/rootfs.tar" procps "$pip" \
+  'chroot "$1" /opt/venv/bin/pip freeze --disable-pip-version-check > "$JA_FREEZE"' \
+  'mkdir -p "$1/opt/app-root/src" && chmod 0777 "$1/opt/app-root/src"' \
+  'echo "default:x:1001:0:workbench user:/opt/app-root/src:/bin/sh" >> "$1/etc/passwd"'
 mv "$work/rootfs.tar" "$OUT/workbench-base.tar"
 mv "$work/freeze" "$OUT/workbench-base.freeze"

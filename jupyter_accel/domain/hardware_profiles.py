@@ -13,13 +13,9 @@ from decimal import Decimal
 from typing import Any
 
 from ..models.inventory import HardwareProfileView, ProfileIdentifier, Toleration
+from . import labels as L
 from .accelerators import AcceleratorRegistry
 from .resources import format_quantity, parse_quantity
-
-QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
-PRIORITY_LABEL = "kueue.x-k8s.io/priority-class"
-PROFILE_NAME_ANNOTATION = "opendatahub.io/hardware-profile-name"
-PROFILE_NAMESPACE_ANNOTATION = "opendatahub.io/hardware-profile-namespace"
 
 
 def _toleration(t: dict[str, Any]) -> Toleration:
@@ -211,15 +207,15 @@ def apply_profile(
             out.limits[ident.identifier] = raw
     if profile.scheduling_type == "Queue" and profile.local_queue_name:
         out.queue_name = profile.local_queue_name
-        out.labels[QUEUE_LABEL] = profile.local_queue_name
+        out.labels[L.QUEUE_NAME] = profile.local_queue_name
         if profile.priority_class:
             out.priority_class = profile.priority_class
-            out.labels[PRIORITY_LABEL] = profile.priority_class
+            out.labels[L.PRIORITY_CLASS] = profile.priority_class
     else:  # Node scheduling, or a legacy AcceleratorProfile's tolerations
         out.node_selector = dict(profile.node_selector)
         out.tolerations = [toleration_dict(t) for t in profile.tolerations]
     if profile.kind == "HardwareProfile":
-        out.annotations[PROFILE_NAME_ANNOTATION] = profile.name
+        out.annotations[L.HARDWARE_PROFILE_NAME] = profile.name
         if profile.namespace:
-            out.annotations[PROFILE_NAMESPACE_ANNOTATION] = profile.namespace
+            out.annotations[L.HARDWARE_PROFILE_NAMESPACE] = profile.namespace
     return out

@@ -12,13 +12,9 @@ from typing import Any
 from ..models.base import Visibility
 from ..models.inventory import HardwareProfileView
 from ..models.workbench import WorkbenchView
+from . import labels as L
 from .accelerators import AcceleratorRegistry
-from .hardware_profiles import (
-    PROFILE_NAME_ANNOTATION,
-    PROFILE_NAMESPACE_ANNOTATION,
-    QUEUE_LABEL,
-    ProfilePlacement,
-)
+from .hardware_profiles import ProfilePlacement
 from .objects import field
 from .resources import PodDemand, parse_quantity
 
@@ -81,8 +77,8 @@ def workbench_view(
     for res, value in {**requests, **limits}.items():
         if registry.is_accelerator(res):
             accelerators[res] = int(parse_quantity(value))
-    profile = annotations.get(PROFILE_NAME_ANNOTATION)
-    profile_ns = annotations.get(PROFILE_NAMESPACE_ANNOTATION)
+    profile = annotations.get(L.HARDWARE_PROFILE_NAME)
+    profile_ns = annotations.get(L.HARDWARE_PROFILE_NAMESPACE)
     shown = next(
         (p.display_name for p in profiles or [] if p.name == profile and (not profile_ns or p.namespace == profile_ns)),
         None,
@@ -131,7 +127,15 @@ def _set_map(ops: list[dict[str, Any]], obj: dict[str, Any], path: tuple[str, ..
 
 
 def queue_label(nb: dict[str, Any]) -> str | None:
-    return field(nb, "metadata", "labels", QUEUE_LABEL)
+    return field(nb, "metadata", "labels", L.QUEUE_NAME)
+
+
+def workbench_priority_class(nb: dict[str, Any], placement: ProfilePlacement, queue: str | None) -> str | None:
+    """The WorkloadPriorityClass the workbench's Workload gets after the change: none outside Kueue; the profile's,
+    else the one the Notebook already names (profile_ops leaves that label as it is)."""
+    if not queue:
+        return None
+    return placement.priority_class or field(nb, "metadata", "labels", L.PRIORITY_CLASS)
 
 
 def workbench_queue(
@@ -151,8 +155,9 @@ def profile_ops(
     """The JSON patch (RFC 6902) the dashboard's change of profile amounts to: the profile's annotations (a stale
     profile namespace removed); the notebook container's resources from the profile (the platform's webhook fills
     only containers without any, so a profile change must write them); for a Node profile its node selector and
-    tolerations; and the queue label `queue` (workbench_queue). A `test` op before the resources: the patch fails
-    rather than change another container if the pod template moved meanwhile."""
+    tolerations; and the queue label `queue` (workbench_queue) with the profile's priority class, if it names one.
+    A `test` op before the resources: the patch fails rather than change another container if the pod template
+    moved meanwhile."""
     target = notebook_container(nb)
     index = next((i for i, c in enumerate(_containers(nb)) if c is target), None)
     ops: list[dict[str, Any]] = []
@@ -160,10 +165,13 @@ def profile_ops(
         ops,
         nb,
         ("metadata", "annotations"),
-        {PROFILE_NAME_ANNOTATION: profile.name, PROFILE_NAMESPACE_ANNOTATION: profile.namespace},
+        {L.HARDWARE_PROFILE_NAME: profile.name, L.HARDWARE_PROFILE_NAMESPACE: profile.namespace},
     )
     if queue:
-        _set_map(ops, nb, ("metadata", "labels"), {QUEUE_LABEL: queue})
+        labels = {L.QUEUE_NAME: queue}
+        if placement.priority_class:  # as the platform's webhook sets it on a new workbench of this profile
+            labels[L.PRIORITY_CLASS] = placement.priority_class
+        _set_map(ops, nb, ("metadata", "labels"), labels)
     if index is not None:
         base = (*POD_SPEC, "containers", index)
         ops.append({"op": "test", "path": _pointer(*base, "name"), "value": target.get("name")})

@@ -126,14 +126,8 @@ def fit(hub: Caches, registry: AcceleratorRegistry, settings: JobSettings, reque
         request = request.model_copy(update={spec.program[0]: NO_OP_PROGRAM[spec.program[0]]})
     built = prepare(hub, registry, settings, request, pack=False)
     priority_class = ((built.objects[0].get("metadata") or {}).get("labels") or {}).get(L.PRIORITY_CLASS)
-    priority = workload_priority(hub, priority_class)
-    answer = fit_demands(hub, registry, built.demands, built.queue, priority or 0)
+    answer = fit_demands(hub, registry, built.demands, built.queue, priority_class)
     answer.image = built.image
-    if priority_class and priority is None:
-        answer.notes.append(
-            f"WorkloadPriorityClass {priority_class} is not visible to your account: the workloads ahead are those "
-            "a job of priority 0 would wait behind."
-        )
     if grows := growth_note(request):
         answer.notes.append(grows)
     return answer
@@ -160,20 +154,32 @@ def growth_note(request: JobRequest) -> str | None:
 
 
 def fit_demands(
-    hub: Caches, registry: AcceleratorRegistry, demands: list[PodDemand], queue: str | None, priority: int = 0
+    hub: Caches,
+    registry: AcceleratorRegistry,
+    demands: list[PodDemand],
+    queue: str | None,
+    priority_class: str | None = None,
 ) -> FitResponse:
-    """The fit check of some pods going to `queue` at `priority` (a Workload's), from the caches: jobs and the
-    workbench's own pod."""
+    """The fit check of some pods going to `queue`, from the caches: jobs and the workbench's own pod. Judged at the
+    value of `priority_class`, the WorkloadPriorityClass Kueue gives their Workload (0 when the class is not
+    visible here, said in the notes)."""
     snap = Snapshot.of(hub)
     lq = snap.local_queue(queue) if queue else None
     cq_name = ((lq or {}).get("spec") or {}).get("clusterQueue")
-    return fit_response(
+    priority = workload_priority(hub, priority_class)
+    answer = fit_response(
         assess_fit(
             demands,
             snap.fit_cluster(cq_name),
             local_queue=lq,
             cluster_queue=snap.cluster_queue(cq_name) if cq_name else None,
-            priority=priority,
+            priority=priority or 0,
             registry=registry,
         )
     )
+    if priority_class and priority is None:
+        answer.notes.append(
+            f"WorkloadPriorityClass {priority_class} is not visible to your account: the workloads ahead are those "
+            "a workload of priority 0 would wait behind."
+        )
+    return answer

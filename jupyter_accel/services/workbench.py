@@ -16,8 +16,8 @@ from ..domain.workbench import (
     RESTART_WARNING,
     kueue_managed,
     profile_ops,
-    queue_label,
     workbench_demand,
+    workbench_priority_class,
     workbench_queue,
     workbench_view,
 )
@@ -114,7 +114,8 @@ class WorkbenchService:
         ns = self._namespace()
         queue = workbench_queue(nb, placement, kueue_managed(ns), request.queue)
         ops = profile_ops(nb, profile, placement, queue)
-        fit = fit_demands(self.hub, self.registry, [workbench_demand(nb, placement)], queue or queue_label(nb))
+        priority_class = workbench_priority_class(nb, placement, queue)
+        fit = fit_demands(self.hub, self.registry, [workbench_demand(nb, placement)], queue, priority_class)
         ref = notebook_ref(self.namespace, nb["metadata"]["name"])
         try:  # the API server checks permission and schema even for the dry run
             patched = self.writer.json_patch(ref, ops, dry_run=request.dry_run) if ops else nb

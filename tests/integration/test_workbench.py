@@ -87,6 +87,7 @@ class TestAsTheUser:
         meta = nb["metadata"]
         assert meta["annotations"][PROFILE] == "nvidia-h100-queued" and meta["annotations"][PROFILE_NS] == NAMESPACE
         assert meta["labels"][QUEUE] == "default"  # the profile's queue, as the project is Kueue-managed
+        assert meta["labels"]["kueue.x-k8s.io/priority-class"] == "high-priority"  # and its priority class
         assert _containers(nb)[WORKBENCH]["resources"]["requests"]["nvidia.com/gpu"] == "1"
         assert _containers(nb)["oauth-proxy"] == _containers(notebook)["oauth-proxy"]  # the sidecar untouched
         view = await api.get("workbench")

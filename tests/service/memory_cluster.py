@@ -102,6 +102,16 @@ class MemoryWriter:
         self.calls.append(("get", ref.plural, ref.name))
         return self.stored.get((ref.plural, ref.name)) or self.hub.get(ref.plural, ref.name, ref.namespace)
 
+    def json_patch(self, ref: Ref, ops: list[dict[str, Any]], *, dry_run: bool = False) -> dict[str, Any]:
+        """A dry run only: the object as it is (the cluster tests apply JSON patches on the real API server)."""
+        self.calls.append(("json-patch-dry-run" if dry_run else "json-patch", ref.plural, ref.name))
+        obj = self.get(ref)
+        if obj is None:
+            raise WriteError(404, "not found", reason="NotFound")
+        if not dry_run:
+            raise NotImplementedError("MemoryWriter applies no JSON patch; test it against the cluster")
+        return copy.deepcopy(obj)
+
     def read_path(self, path: str) -> Any:
         """Ray dashboards' answers, as a test sets them in `dashboards` (path -> JSON); none: it does not answer."""
         self.calls.append(("read", path, ""))
