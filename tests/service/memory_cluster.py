@@ -146,6 +146,18 @@ class MemoryWriter:
         ]
 
 
+def queue_with_pending(hub: MemoryHub, *, priorities: tuple[int, ...], classes: dict[str, int]) -> None:
+    """LocalQueue `default` on ClusterQueue `cq`, with a Workload `wl-<p>` pending in it at each of `priorities`
+    (in that order), and WorkloadPriorityClasses `classes` (name -> value)."""
+    hub.caches["localqueues"] = [{"metadata": {"name": "default", "namespace": hub.namespace},
+                                  "spec": {"clusterQueue": "cq"}}]  # fmt: skip
+    hub.caches["workloadpriorityclasses"] = [{"metadata": {"name": n}, "value": v} for n, v in classes.items()]
+    hub.pending["default"] = [
+        {"metadata": {"name": f"wl-{p}", "namespace": hub.namespace}, "priority": p, "positionInLocalQueue": i}
+        for i, p in enumerate(priorities)
+    ]
+
+
 def _merge(target: dict[str, Any], patch: dict[str, Any]) -> None:
     """RFC 7386 merge patch."""
     for key, value in patch.items():

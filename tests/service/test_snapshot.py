@@ -127,7 +127,7 @@ def test_the_fit_check_counts_ahead_only_the_workloads_waiting_for_the_same_clus
 def test_the_fit_check_judges_a_job_at_its_priority_class_value():
     """Kueue gives a job's Workload its WorkloadPriorityClass's value: workloads of lower priority are not ahead of
     it. A class this account cannot read is said, and the job is judged as priority 0."""
-    from memory_cluster import MemoryWriter
+    from memory_cluster import MemoryWriter, queue_with_pending
 
     from jupyter_accel.domain.accelerators import AcceleratorRegistry
     from jupyter_accel.models import JobRequest
@@ -136,13 +136,7 @@ def test_the_fit_check_judges_a_job_at_its_priority_class_value():
     hub = MemoryHub()
     for key in ("rayjobs", "rayclusters", "pytorchjobs", "trainjobs", "workloads", "events", "nodes", "pods"):
         hub.caches[key] = []
-    hub.caches["localqueues"] = [{"metadata": {"name": "default", "namespace": "team-a"},
-                                  "spec": {"clusterQueue": "cq"}}]  # fmt: skip
-    hub.caches["workloadpriorityclasses"] = [{"metadata": {"name": "urgent"}, "value": 50}]
-    hub.pending["default"] = [
-        {"metadata": {"name": f"wl-{p}", "namespace": "team-a"}, "priority": p, "positionInLocalQueue": i}
-        for i, p in enumerate((100, 10))
-    ]
+    queue_with_pending(hub, priorities=(100, 10), classes={"urgent": 50})
     svc = JobsService(hub, MemoryWriter(hub), AcceleratorRegistry.from_config([]), JobSettings(default_queue="default"))
     job = {"kind": "pytorch", "name": "t", "workers": 1, "image": "img", "command": ["python", "t.py"]}
 

@@ -4,7 +4,7 @@ it at that class's value, as it does a job's."""
 
 from __future__ import annotations
 
-from memory_cluster import MemoryHub, MemoryWriter
+from memory_cluster import MemoryHub, MemoryWriter, queue_with_pending
 
 from jupyter_accel.domain.accelerators import AcceleratorRegistry
 from jupyter_accel.models.workbench import WorkbenchProfileRequest
@@ -36,13 +36,7 @@ def _hub() -> MemoryHub:
     ]
     hub.caches["namespaces"] = [{"metadata": {"name": "team-a", "labels": {"kueue.openshift.io/managed": "true"}}}]
     hub.caches["hardwareprofiles"] = [_profile("urgent-cpu", "urgent"), _profile("plain-cpu", None)]
-    hub.caches["localqueues"] = [{"metadata": {"name": "default", "namespace": "team-a"},
-                                  "spec": {"clusterQueue": "cq"}}]  # fmt: skip
-    hub.caches["workloadpriorityclasses"] = [{"metadata": {"name": "urgent"}, "value": 50}]
-    hub.pending["default"] = [
-        {"metadata": {"name": f"wl-{p}", "namespace": "team-a"}, "priority": p, "positionInLocalQueue": i}
-        for i, p in enumerate((100, 10))
-    ]
+    queue_with_pending(hub, priorities=(100, 10), classes={"urgent": 50})
     return hub
 
 
