@@ -708,14 +708,23 @@ class Cluster:
         for src, target in (mounts or {}).items():
             make = f"mkdir -p {shlex.quote(target)}" if src.is_dir() else f"test -e {shlex.quote(target)}"
             steps.append(f"{make} && mount --bind {shlex.quote(str(src))} {shlex.quote(target)} || exit 1")
+        listening = [port]
         steps.append(f"socat TCP-LISTEN:{port},bind=127.0.0.1,reuseaddr,fork UNIX-CONNECT:{sock} &")
         for p, path in (relays or {}).items():
             if path is None:
+                listening.append(p)
                 steps.append(f"socat TCP-LISTEN:{p},bind=127.0.0.1,reuseaddr,fork UNIX-CONNECT:{sock} &")
             else:
                 steps.append(
                     f"socat UNIX-LISTEN:{shlex.quote(str(path))},fork,mode=600,unlink-early TCP:127.0.0.1:{p} &"
                 )
+        # the operator starts once its relays to the API server listen: Trainer's controller dials the API server
+        # at start and exits on "connection refused" (a race with the socats above, seen in CI)
+        for p in listening:
+            steps.append(
+                f"n=0; until ss -Hltn 'sport = :{p}' | grep -q .; do n=$((n+1)); [ $n -le 200 ] || exit 1; "
+                "sleep 0.05; done"
+            )
         script = " ".join(s if s.endswith("&") else s + ";" for s in steps) + ' exec "$@"'
         ns = ["--net", "--mount"] if mounts else ["--net"]
         self._spawn(name, ["unshare", *ns, "--fork", "--kill-child", "--", "sh", "-c", script, name, *argv], env)
