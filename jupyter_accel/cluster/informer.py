@@ -21,7 +21,7 @@ from kubernetes.client import ApiClient
 from kubernetes.client.exceptions import ApiException
 
 from . import rest, retry
-from .trim import trim_generic
+from .trim import shared_strings, trim_generic
 
 log = logging.getLogger(__name__)
 
@@ -200,7 +200,7 @@ class Informer(CachedObjects):
                 attempts=1,  # this loop is the retry
             )
             for obj in page.get("items") or []:
-                objects[_key(obj)] = self.resource.trim(obj)
+                objects[_key(obj)] = shared_strings(self.resource.trim(obj))
             cont = (page.get("metadata") or {}).get("continue")
             if not cont:
                 break
@@ -247,7 +247,7 @@ class Informer(CachedObjects):
             self.applied_version = rv or self.applied_version
             return
         key = _key(obj)
-        trimmed = None if kind == "DELETED" else self.resource.trim(obj)
+        trimmed = None if kind == "DELETED" else shared_strings(self.resource.trim(obj))
         with self._lock:
             if trimmed is None:
                 changed = self._objects.pop(key, None) is not None

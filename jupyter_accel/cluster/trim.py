@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from ..domain.labels import SIMULATED_NODE
@@ -113,3 +114,21 @@ def event_age(ev: dict[str, Any]) -> str:
 
 def trim_generic(obj: dict[str, Any]) -> dict[str, Any]:
     return {**obj, "metadata": _meta(obj)}
+
+
+def shared_strings(obj: Any) -> Any:
+    """A copy of a decoded object whose strings are interned: a cache of 20,000 pods holds one "True", one
+    "team-a", one label key... instead of one per object (the JSON decoder shares keys within one response only,
+    a watch event's are its own). About a quarter of the pods' memory; strings that no object holds any longer
+    leave the interned table (CPython's interned strings are not immortal)."""
+    if isinstance(obj, dict):
+        return {
+            _intern(k): _intern(v) if type(v) is str else shared_strings(v) if isinstance(v, dict | list) else v
+            for k, v in obj.items()
+        }
+    if isinstance(obj, list):
+        return [_intern(v) if type(v) is str else shared_strings(v) if isinstance(v, dict | list) else v for v in obj]
+    return obj
+
+
+_intern = sys.intern

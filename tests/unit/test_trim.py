@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from decimal import Decimal
 
 from jupyter_accel.cluster.informer import Informer, Resource, same_object
-from jupyter_accel.cluster.trim import event_age, trim_event, trim_node, trim_pod
+from jupyter_accel.cluster.trim import event_age, shared_strings, trim_event, trim_node, trim_pod
 from jupyter_accel.domain.job_status import pod_reason
 from jupyter_accel.domain.resources import pod_requests
 
@@ -138,3 +139,20 @@ def test_an_events_age_is_its_last_time():
     assert event_age({"eventTime": "2026-12-05T10:00:00.000001Z"}) == "2026-12-05T10:00:00.000001Z"
     assert event_age({"metadata": {"creationTimestamp": "2026-12-05T08:00:00Z"}}) == "2026-12-05T08:00:00Z"
     assert event_age({}) == ""
+
+
+def test_two_decoded_copies_share_their_strings():
+    """Strings the JSON decoder made once per watch event are one object in the cache: equal values, one copy."""
+    event = '{"metadata": {"name": "p", "labels": {"team": "team-a"}}, "status": {"conditions": [{"type": "Ready"}]}}'
+    first, second = (shared_strings(trim_pod(json.loads(event))) for _ in range(2))
+    assert first == trim_pod(json.loads(event))  # nothing but the strings' identity changes
+    assert first is not second
+    assert first["metadata"]["labels"]["team"] is second["metadata"]["labels"]["team"]
+    assert next(iter(first["metadata"]["labels"])) is next(iter(second["metadata"]["labels"]))  # keys too
+    assert first["status"]["conditions"][0]["type"] is second["status"]["conditions"][0]["type"]
+
+
+def test_sharing_strings_keeps_other_values_and_leaves_the_input_alone():
+    obj = {"a": [1, 2.5, None, True, "x", {"b": ["y"]}], "c": {}}
+    copy = shared_strings(obj)
+    assert copy == obj and copy is not obj and copy["a"] is not obj["a"] and copy["a"][5] is not obj["a"][5]
