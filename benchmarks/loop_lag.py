@@ -4,6 +4,8 @@ Two measures, both kept with `time.monotonic()` stamps (CLOCK_MONOTONIC is syste
 exactly its own load windows with `GET /bench/loop-lag?start=T0&end=T1`):
 - lateness: a coroutine asks to wake every 5 ms; how much later it wakes is what any request felt, queueing
   behind everything else on the loop included;
+- cycle collections: each of the server's (any thread's: the collector holds the GIL, so the loop waits for it
+  either way) is timed, so that a hold can be told apart from a collection that happened during it;
 - holds: every callback the loop runs is timed (asyncio's Handle._run is wrapped); those over 5 ms are kept with
   what ran, so "no handler holds the loop for > 20 ms" is checked per callback and the culprit named. Each hold's
   wall time is split three ways: the loop thread's CPU time (work on the loop), its time runnable but waiting for a
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import gc
 import json
 import os
 import threading
@@ -33,6 +36,20 @@ KEEP_HOLD = 0.005
 LATENESS: collections.deque[tuple[float, float]] = collections.deque(maxlen=400_000)  # (when, s): ~30 min
 # (when, s, then s of it: on a core, runnable waiting for a core, the other threads' CPU; what ran)
 HOLDS: collections.deque[tuple[float, float, float, float, float, str]] = collections.deque(maxlen=100_000)
+
+# (when, s, generation): the cycle collector's passes over 1 ms
+COLLECTIONS: collections.deque[tuple[float, float, int]] = collections.deque(maxlen=100_000)
+KEEP_COLLECTION = 0.001
+_collecting = threading.local()
+
+
+def _time_collections(phase: str, info: dict[str, Any]) -> None:
+    if phase == "start":
+        _collecting.t0 = time.monotonic()
+        return
+    t0 = getattr(_collecting, "t0", None)
+    if t0 is not None and (took := time.monotonic() - t0) > KEEP_COLLECTION:
+        COLLECTIONS.append((t0, took, int(info.get("generation", -1))))
 
 
 async def _probe() -> None:
@@ -97,9 +114,25 @@ class LoopLagHandler(JupyterHandler):
         start = float(self.get_argument("start", "0"))
         end = float(self.get_argument("end", str(time.monotonic())))
         lateness = [lag for at, lag in list(LATENESS) if start <= at <= end]
-        holds = [hold[1:] for hold in list(HOLDS) if start <= hold[0] <= end]
+        holds = [hold[:] for hold in list(HOLDS) if start <= hold[0] <= end]
+        collections_ = [c for c in list(COLLECTIONS) if start <= c[0] <= end]
         self.set_header("Content-Type", "application/json")
-        self.finish(json.dumps({"lateness": lateness, "holds": holds, "product": _product_counters(self.settings)}))
+        self.finish(
+            json.dumps(
+                {
+                    "lateness": lateness,
+                    "holds": [hold[1:] for hold in holds],
+                    # for each hold, the seconds of cycle collection (any thread's) within it
+                    "holds_collecting": [_overlap(hold[0], hold[1], collections_) for hold in holds],
+                    "collections": collections_,
+                    "product": _product_counters(self.settings),
+                }
+            )
+        )
+
+
+def _overlap(t0: float, took: float, passes: list[tuple[float, float, int]]) -> float:
+    return sum(max(0.0, min(t0 + took, c0 + c) - max(t0, c0)) for c0, c, _ in passes)
 
 
 def _jupyter_server_extension_points() -> list[dict[str, Any]]:
@@ -109,6 +142,7 @@ def _jupyter_server_extension_points() -> list[dict[str, Any]]:
 def _load_jupyter_server_extension(serverapp: Any) -> None:
     route = url_path_join(serverapp.web_app.settings["base_url"], "bench/loop-lag")
     serverapp.web_app.add_handlers(".*$", [(route, LoopLagHandler)])
+    gc.callbacks.append(_time_collections)
     tasks: set[asyncio.Task[None]] = set()
 
     def start() -> None:  # on the loop's thread: its callbacks are the ones timed

@@ -215,15 +215,18 @@ class StatusProbe:
 def loop_held(http_: Http, start: float, end: float) -> dict[str, Any]:
     """How long the Jupyter server's event loop was held in a window (benchmarks/loop_lag.py, in the server): the
     lateness of a 5 ms wake-up (what any request felt, queueing included), the longest single callback, and where
-    the wall time of the callbacks over 20 ms went: on a core, runnable waiting for a core, or asleep (the GIL)."""
+    the wall time of the callbacks over 20 ms went: on a core, runnable waiting for a core, or asleep (the GIL), and
+    how much of it the cycle collector ran meanwhile (in any of the server's threads: it holds the GIL)."""
     body = json.loads(http_.get(f"/bench/loop-lag?start={start}&end={end}")[1])
     lateness, holds, product = body["lateness"], body["holds"], body["product"]
+    passes = body.get("collections") or []  # (when, s, generation)
     none = (0.0, 0.0, 0.0, 0.0, "")
     longest = max(holds, default=none)
     busiest = max(holds, key=lambda h: h[1], default=none)  # the most CPU on the loop in one callback
     over = [h for h in holds if h[0] > 0.020]
     wall = sum(h[0] for h in over)
     cpu, queued = sum(h[1] for h in over), sum(h[2] for h in over)
+    collecting = sum(c for h, c in zip(holds, body.get("holds_collecting") or [], strict=False) if h[0] > 0.020)
     return {
         "samples": len(lateness),
         "late_p99_ms": _ms(percentile(lateness, 99)),
@@ -241,6 +244,13 @@ def loop_held(http_: Http, start: float, end: float) -> dict[str, Any]:
             "core_wait": round(queued / wall, 3) if wall else None,
             "asleep": round(max(0.0, wall - cpu - queued) / wall, 3) if wall else None,
             "others_cpu_ms": _ms(sum(h[3] for h in over)),
+            "collecting": round(collecting / wall, 3) if wall else None,  # of the three above, in the collector
+        },
+        "collections": {
+            "over_5ms": sum(1 for p in passes if p[1] > 0.005),
+            "max_ms": _ms(max((p[1] for p in passes), default=0.0)),
+            "total_ms": _ms(sum(p[1] for p in passes)),
+            "full": sum(1 for p in passes if p[2] == 2),  # passes over 1 ms of the oldest generation
         },
         "longest": longest[4],
         "most_cpu_ms": _ms(busiest[1]),

@@ -42,7 +42,8 @@ def _shares(window: dict[str, Any]) -> str:
     split = window.get("over_20ms_split") or {}
     if split.get("cpu") is None:
         return "-"
-    return f"{split['cpu']:.0%} / {split['core_wait']:.0%} / {split['asleep']:.0%}"
+    collecting = f" ({split['collecting']:.0%} collecting)" if split.get("collecting") else ""
+    return f"{split['cpu']:.0%} / {split['core_wait']:.0%} / {split['asleep']:.0%}{collecting}"
 
 
 def _holds_split(windows: Any) -> str:
@@ -57,9 +58,12 @@ def _holds_split(windows: Any) -> str:
         for k in ("cpu", "core_wait", "asleep")
     }
     others = sum(w["over_20ms_split"]["others_cpu_ms"] for w in kept)
+    # runs before the collector was timed have no share
+    collecting = sum((w["over_20ms_split"].get("collecting") or 0) * w["over_20ms_wall_ms"] for w in kept) / wall
     return (
         f"; of their {wall:.0f} ms of wall time {part['cpu']:.0%} on a core, {part['core_wait']:.0%} runnable waiting "
         f"for a core, {part['asleep']:.0%} asleep (the GIL; the server's other threads used {others:.0f} ms of CPU)"
+        + (f"; {collecting:.0%} of it in the cycle collector" if collecting else "")
     )
 
 

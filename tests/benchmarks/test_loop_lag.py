@@ -1,0 +1,34 @@
+"""The loop probe times the cycle collector's passes and says how much of a hold they were: a hold can then be
+told apart from a collection that happened to run during it."""
+
+from __future__ import annotations
+
+import gc
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+import loop_lag  # noqa: E402
+import pytest  # noqa: E402
+
+
+def test_a_full_collection_is_timed_with_its_generation():
+    loop_lag.COLLECTIONS.clear()
+    gc.callbacks.append(loop_lag._time_collections)
+    try:
+        garbage = [[i] for i in range(300_000)]  # enough tracked objects for a pass over 1 ms
+        gc.collect()
+        del garbage
+    finally:
+        gc.callbacks.remove(loop_lag._time_collections)
+    full = [c for c in loop_lag.COLLECTIONS if c[2] == 2]
+    assert full, list(loop_lag.COLLECTIONS)
+    assert all(c[1] > loop_lag.KEEP_COLLECTION for c in loop_lag.COLLECTIONS)
+
+
+def test_a_holds_collection_time_is_the_overlap_only():
+    passes = [(10.0, 0.010, 2), (10.015, 0.010, 0), (11.0, 0.5, 2)]
+    assert loop_lag._overlap(10.005, 0.015, passes) == pytest.approx(0.005 + 0.005)
+    assert loop_lag._overlap(12.0, 0.1, passes) == 0.0
