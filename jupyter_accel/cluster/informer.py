@@ -21,7 +21,7 @@ from kubernetes.client import ApiClient
 from kubernetes.client.exceptions import ApiException
 
 from . import rest, retry
-from .trim import shared_strings, trim_generic
+from .trim import share_values, shared_strings, trim_generic
 
 log = logging.getLogger(__name__)
 
@@ -200,7 +200,7 @@ class Informer(CachedObjects):
                 attempts=1,  # this loop is the retry
             )
             for obj in page.get("items") or []:
-                objects[_key(obj)] = shared_strings(self.resource.trim(obj))
+                objects[_key(obj)] = share_values(self.resource.trim(obj))  # trim.py: why two
             cont = (page.get("metadata") or {}).get("continue")
             if not cont:
                 break

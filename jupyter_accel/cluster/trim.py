@@ -117,10 +117,10 @@ def trim_generic(obj: dict[str, Any]) -> dict[str, Any]:
 
 
 def shared_strings(obj: Any) -> Any:
-    """A copy of a decoded object whose strings are interned: a cache of 20,000 pods holds one "True", one
-    "team-a", one label key... instead of one per object (the JSON decoder shares keys within one response only,
-    a watch event's are its own). About a quarter of the pods' memory; strings that no object holds any longer
-    leave the interned table (CPython's interned strings are not immortal)."""
+    """A copy of a decoded object whose keys and string values are interned: a cache of 20,000 pods holds one
+    "True", one "team-a", one label key... instead of one per object. For a watch event, which the JSON decoder
+    decoded on its own (it shares keys within one document only, values never). Strings that no object holds any
+    longer leave the interned table (CPython's interned strings are not immortal)."""
     if isinstance(obj, dict):
         return {
             _intern(k): _intern(v) if type(v) is str else shared_strings(v) if isinstance(v, dict | list) else v
@@ -128,6 +128,25 @@ def shared_strings(obj: Any) -> Any:
         }
     if isinstance(obj, list):
         return [_intern(v) if type(v) is str else shared_strings(v) if isinstance(v, dict | list) else v for v in obj]
+    return obj
+
+
+def share_values(obj: Any) -> Any:
+    """The same for the objects of one list page, in place and for values only: the decoder shared the page's keys
+    already, and nothing else holds the page. A fifth of `shared_strings`' CPU: 20,000 pods are listed on the way
+    to a server's first view."""
+    if type(obj) is dict:
+        for k, v in obj.items():
+            if type(v) is str:
+                obj[k] = _intern(v)
+            elif type(v) is dict or type(v) is list:
+                share_values(v)
+    elif type(obj) is list:
+        for i, v in enumerate(obj):
+            if type(v) is str:
+                obj[i] = _intern(v)
+            elif type(v) is dict or type(v) is list:
+                share_values(v)
     return obj
 
 

@@ -6,7 +6,7 @@ import json
 from decimal import Decimal
 
 from jupyter_accel.cluster.informer import Informer, Resource, same_object
-from jupyter_accel.cluster.trim import event_age, shared_strings, trim_event, trim_node, trim_pod
+from jupyter_accel.cluster.trim import event_age, share_values, shared_strings, trim_event, trim_node, trim_pod
 from jupyter_accel.domain.job_status import pod_reason
 from jupyter_accel.domain.resources import pod_requests
 
@@ -156,3 +156,18 @@ def test_sharing_strings_keeps_other_values_and_leaves_the_input_alone():
     obj = {"a": [1, 2.5, None, True, "x", {"b": ["y"]}], "c": {}}
     copy = shared_strings(obj)
     assert copy == obj and copy is not obj and copy["a"] is not obj["a"] and copy["a"][5] is not obj["a"][5]
+
+
+def test_two_list_pages_share_their_values_in_place():
+    """A list page's objects keep their own dicts (the page is nobody else's) and share their string values."""
+    page = (
+        '{"items": [{"metadata": {"labels": {"team": "team-a"}}, "status": {"phase": "Running", "x": [1, "Ready"]}}]}'
+    )
+    first, second = (json.loads(page)["items"][0] for _ in range(2))
+    labels = first["metadata"]["labels"]
+    assert share_values(first) is first and first["metadata"]["labels"] is labels  # in place
+    share_values(second)
+    assert first == second == json.loads(page)["items"][0]
+    assert first["metadata"]["labels"]["team"] is second["metadata"]["labels"]["team"]
+    assert first["status"]["phase"] is second["status"]["phase"]
+    assert first["status"]["x"][1] is second["status"]["x"][1]
