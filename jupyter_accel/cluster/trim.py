@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Any
 
@@ -116,11 +117,26 @@ def trim_generic(obj: dict[str, Any]) -> dict[str, Any]:
     return {**obj, "metadata": _meta(obj)}
 
 
+def interning_frees() -> bool:
+    """Whether a string interned here leaves the interned table once nothing holds it. CPython 3.11 and 3.13 free
+    it; 3.12 before the fix of python/cpython#113993, and free-threaded builds, make every interned string immortal,
+    and interning each uid and timestamp of a churning cluster would then grow the server without end. Asked of the
+    interpreter itself: an immortal object's reference count reads 2**32 - 1 or more."""
+    probe = sys.intern(f"jupyter-accel-intern-probe-{os.urandom(8).hex()}")
+    return sys.getrefcount(probe) < 1 << 30
+
+
+# where interning would keep every string for good, the caches keep the decoder's strings (more memory, no leak)
+SHARING = interning_frees()
+
+
 def shared_strings(obj: Any) -> Any:
     """A copy of a decoded object whose keys and string values are interned: a cache of 20,000 pods holds one
     "True", one "team-a", one label key... instead of one per object. For a watch event, which the JSON decoder
-    decoded on its own (it shares keys within one document only, values never). Strings that no object holds any
-    longer leave the interned table (CPython's interned strings are not immortal)."""
+    decoded on its own (it shares keys within one document only, values never). The object itself where interning
+    does not free (SHARING)."""
+    if not SHARING:
+        return obj
     if isinstance(obj, dict):
         return {
             _intern(k): _intern(v) if type(v) is str else shared_strings(v) if isinstance(v, dict | list) else v
@@ -135,6 +151,8 @@ def share_values(obj: Any) -> Any:
     """The same for the objects of one list page, in place and for values only: the decoder shared the page's keys
     already, and nothing else holds the page. A fifth of `shared_strings`' CPU: 20,000 pods are listed on the way
     to a server's first view."""
+    if not SHARING:
+        return obj
     if type(obj) is dict:
         for k, v in obj.items():
             if type(v) is str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from decimal import Decimal
 
+from jupyter_accel.cluster import trim
 from jupyter_accel.cluster.informer import Informer, Resource, same_object
 from jupyter_accel.cluster.trim import event_age, share_values, shared_strings, trim_event, trim_node, trim_pod
 from jupyter_accel.domain.job_status import pod_reason
@@ -171,3 +172,13 @@ def test_two_list_pages_share_their_values_in_place():
     assert first["metadata"]["labels"]["team"] is second["metadata"]["labels"]["team"]
     assert first["status"]["phase"] is second["status"]["phase"]
     assert first["status"]["x"][1] is second["status"]["x"][1]
+
+
+def test_strings_are_shared_only_where_interning_frees_them(monkeypatch):
+    """This interpreter frees interned strings (CPython 3.11: the one CI runs), so the caches share; where it would
+    keep them for good, objects are kept as decoded, neither copied nor changed."""
+    assert trim.SHARING is trim.interning_frees() is True
+    monkeypatch.setattr(trim, "SHARING", False)
+    obj = json.loads('{"metadata": {"labels": {"team": "team-a"}}}')
+    labels = obj["metadata"]["labels"]
+    assert shared_strings(obj) is obj and share_values(obj) is obj and obj["metadata"]["labels"] is labels
