@@ -114,7 +114,7 @@ class LoopLagHandler(JupyterHandler):
         start = float(self.get_argument("start", "0"))
         end = float(self.get_argument("end", str(time.monotonic())))
         lateness = [lag for at, lag in list(LATENESS) if start <= at <= end]
-        holds = [hold[:] for hold in list(HOLDS) if start <= hold[0] <= end]
+        holds = [hold for hold in list(HOLDS) if start <= hold[0] <= end]
         collections_ = [c for c in list(COLLECTIONS) if start <= c[0] <= end]
         self.set_header("Content-Type", "application/json")
         self.finish(
