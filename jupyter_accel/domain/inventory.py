@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Hashable, Iterable, Mapping
 from decimal import Decimal
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 from ..models.base import Visibility
 from ..models.inventory import (
@@ -38,15 +38,23 @@ class Inventory(NamedTuple):
     nodes: list[NodeAccelerators]  # the nodes with accelerators, by name (GET inventory/nodes pages them)
 
 
+class ChangeSource(Protocol):
+    """A cache that says what changed since a revision (cluster/informer.CachedObjects)."""
+
+    def changes_since(self, revision: int | None) -> Any: ...  # an informer.Changes
+
+
 class InventoryMemo:
     """What the previous build computed per cached object. An informer replaces an object's dict when the object
     changes, so while the same dict is cached its result stands: a rebuild after a few pod changes reads those pods
-    and sums again the nodes they are bound to, not the cluster. Not thread-safe: one build at a time per memo."""
+    and sums again the nodes they are bound to, not the cluster. A memo follows one cache by its keys (`follow`)
+    or is given every pod each time (`allocated`), never both. Not thread-safe: one build at a time per memo."""
 
     def __init__(self) -> None:
         self._pods: dict[int, dict[str, Any]] = {}  # id -> every pod of the last call (held: its id stays its own)
-        self._bound: dict[int, str] = {}  # id -> the node of a pod that holds what it requests
-        self._members: dict[str, dict[int, dict[str, Decimal]]] = {}  # node -> id -> that pod's requests
+        self._revision: int | None = None  # the followed cache's revision these sums are at
+        self._bound: dict[Hashable, str] = {}  # pod's key -> the node of a pod that holds what it requests
+        self._members: dict[str, dict[Hashable, dict[str, Decimal]]] = {}  # node -> key -> that pod's requests
         self._totals: dict[str, dict[str, Decimal]] = {}
         self._nodes: dict[int, tuple[dict[str, Any], tuple[tuple[str, Decimal], ...] | None, NodeAccelerators]] = {}
 
@@ -54,19 +62,32 @@ class InventoryMemo:
         """allocated_by_node(pods), from the pods that came, went or changed since the last call. A node they touch
         is summed again from its pods, in full: the same exact Decimals as a sum from scratch, digits included."""
         now = {id(p): p for p in pods}
+        changed: dict[Hashable, dict[str, Any] | None] = dict.fromkeys(self._pods.keys() - now.keys())
+        changed.update((key, now[key]) for key in now.keys() - self._pods.keys())
+        self._pods = now
+        return self._apply(changed)
+
+    def follow(self, pods: ChangeSource) -> dict[str, dict[str, Decimal]]:
+        """allocated_by_node of the pods cache `pods`, from its changes since the last call: no copy of its 20,000
+        pods for each build (the cycle collector would walk it, holding the GIL: docs/scale.md)."""
+        changes = pods.changes_since(self._revision)
+        if changes.whole:  # every pod: start again
+            self._bound, self._members, self._totals = {}, {}, {}
+        self._revision = changes.revision
+        return self._apply(changes.objects)
+
+    def _apply(self, changed: Mapping[Hashable, dict[str, Any] | None]) -> dict[str, dict[str, Decimal]]:
+        """Each pod by key as it is now (None: gone); then the nodes whose pods these were or are summed again."""
         touched: set[str] = set()
-        for key in self._pods.keys() - now.keys():
+        for key, pod in changed.items():
             if (node := self._bound.pop(key, None)) is not None:
                 del self._members[node][key]
                 touched.add(node)
-        for key in now.keys() - self._pods.keys():
-            pod = now[key]
-            spec = pod.get("spec") or {}
-            if (node := spec.get("nodeName")) and is_active_pod(pod):
+            spec = (pod or {}).get("spec") or {}
+            if pod is not None and (node := spec.get("nodeName")) and is_active_pod(pod):
                 self._bound[key] = node
                 self._members.setdefault(node, {})[key] = pod_requests(spec)
                 touched.add(node)
-        self._pods = now
         for node in touched:
             if members := self._members.get(node):
                 self._totals[node] = _summed(members.values())

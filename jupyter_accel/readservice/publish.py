@@ -19,7 +19,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..cluster.informer import CacheState
-from ..domain.inventory import InventoryMemo, allocated_by_node, allocations_to_wire
+from ..domain.inventory import InventoryMemo, allocations_to_wire
 from .keys import BY_KEY, KEYS, ServedKey
 from .store import Snapshot
 
@@ -102,10 +102,10 @@ class Publisher:
         state, message = self._state(served)
         items: dict[str, dict[str, Any]] = {}
         if state in (CacheState.synced, CacheState.reconnecting):  # reconnecting: the last known objects stand
-            objects = self.hub.items(served.cache)
-            if served.key == "allocations":
-                items = allocations_to_wire(allocated_by_node(objects, self._memo))
+            if served.key == "allocations":  # the pods' changes since the last sums, not a copy of them all
+                items = allocations_to_wire(self._memo.follow(self.hub.informers[served.cache]))
             else:
+                objects = self.hub.items(served.cache)
                 items = {(o.get("metadata") or {}).get("name", ""): served_object(o) for o in objects}
         return self.snapshots[served.key].update(items, state.value, message)
 

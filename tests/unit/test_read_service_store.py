@@ -14,7 +14,7 @@ from k8s_objects import GPU_TOLERATION, h100_node, mi300x_node, node, pod
 from kubernetes.client import Configuration
 
 from jupyter_accel.cluster.health import degraded
-from jupyter_accel.cluster.informer import CacheState
+from jupyter_accel.cluster.informer import CacheState, Changes
 from jupyter_accel.cluster.remote import ReadServiceFeed, ReadServiceSettings, bearer_token, sse_events
 from jupyter_accel.domain.accelerators import AcceleratorRegistry
 from jupyter_accel.domain.fit import FitCluster, assess_fit
@@ -102,6 +102,11 @@ def test_answers_are_serialized_once_per_revision():
 class Cache:
     def __init__(self, objects, state=CacheState.synced):
         self.objects, self.state, self.message = objects, state, None
+
+    def changes_since(self, revision):
+        """As CachedObjects' without a journal: every object, each time."""
+        by_key = {((o["metadata"].get("namespace") or ""), o["metadata"]["name"]): o for o in self.objects}
+        return Changes((revision or 0) + 1, by_key, whole=True)
 
 
 class DictHub:
