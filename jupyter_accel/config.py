@@ -123,7 +123,11 @@ class AccelConfig(Configurable):
 
     request_timeout = Float(10.0, help="Timeout in seconds of one Kubernetes call.").tag(config=True)
 
-    push_debounce = Float(0.5, help="Seconds to gather cache changes before pushing them to browsers.").tag(config=True)
+    push_debounce = Float(
+        0.5,
+        help="At most one push to browsers per this many seconds while the caches change; the first change after a "
+        "quiet spell is pushed at once (with those that come within 50 ms).",
+    ).tag(config=True)
 
     read_service_url = Unicode(
         "",

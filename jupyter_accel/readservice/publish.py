@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..cluster.informer import CacheState
 from ..domain.inventory import InventoryMemo, allocations_to_wire
+from ..push import wait_to_send
 from .keys import BY_KEY, KEYS, ServedKey
 from .store import Snapshot
 
@@ -82,7 +83,7 @@ class Publisher:
         last = -float("inf")
         while not self._stop.is_set():
             self._wake.wait()
-            if self._stop.wait(max(self.GATHER_S, last + self.interval - time.monotonic())):
+            if self._stop.wait(wait_to_send(last, self.interval, self.GATHER_S, time.monotonic())):
                 return
             last = time.monotonic()
             with self._lock:
