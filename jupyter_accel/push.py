@@ -44,7 +44,7 @@ def depends(topic: str) -> tuple[str, ...]:
 class Broadcaster:
     """Hands one message of changed topics to every subscriber queue, at most one per `debounce` seconds: a change
     after a quiet spell goes out after GATHER (the changes that come with it join it), later ones wait for the rest
-    of the interval. Gathering every change for the whole interval first kept half a second off every push."""
+    of the interval. Gathering every change for the whole interval first added half a second to every push."""
 
     PREPARE_TIMEOUT = 2.0  # a push waits this long at most for its views to be computed
     GATHER = 0.05  # seconds a push waits for the changes that come with the first

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import itertools
 import logging
 import random
 import threading
@@ -70,9 +71,10 @@ class CachedObjects:
     """What the hub reads of a cache, its own Informer's or a key of the read service (cluster/remote.py): the
     objects, a snapshot at a time, the state and its sentence, and a revision that counts changes."""
 
-    # the keys changed by the newest revisions, so that a reader that keeps its own sums over the objects (the
-    # inventory's allocations over 20,000 pods) reads what changed, not a copy of them all each time
-    JOURNAL = 20_000
+    # the keys changed by the newest revisions, kept once a reader asks for changes (changes_since): a reader that
+    # keeps its own sums over the objects (the inventory's allocations over 20,000 pods) reads what changed, not a
+    # copy of them all each time; one further behind gets every object
+    JOURNAL = 5_000
 
     def __init__(self) -> None:
         self._objects: dict[Any, dict[str, Any]] = {}
@@ -82,8 +84,10 @@ class CachedObjects:
         self.message: str | None = None
         self.revision = 0  # counts changes of the objects: views computed from them are memoized by it
         self.relists = 0  # whole lists applied (the hub freezes the caches for the collector after one)
-        # (revision, key) of each change since the last whole replacement, oldest first; only an Informer keeps one
-        self._journal: collections.deque[tuple[int, Hashable]] = collections.deque(maxlen=self.JOURNAL)
+        # the key of each change since the last whole replacement, oldest first: the newest is at `revision`, each
+        # before it one less. Only an Informer keeps one, and only once changes_since has been asked.
+        self._journal: collections.deque[Hashable] = collections.deque(maxlen=self.JOURNAL)
+        self._journaling = False
 
     def items(self) -> list[dict[str, Any]]:
         with self._lock:
@@ -94,15 +98,14 @@ class CachedObjects:
         back that far. A copy of the objects is made only then: a young container of 20,000 references makes each
         of Python's cycle collections that meets it walk them all, holding the GIL (docs/scale.md)."""
         with self._lock:
+            self._journaling = True
             now, journal = self.revision, self._journal
             if revision == now:
                 return Changes(now, {}, whole=False)
-            if revision is None or revision > now or not journal or journal[0][0] > revision + 1:
+            if revision is None or revision > now or len(journal) < now - revision:
                 return Changes(now, dict(self._objects), whole=True)
             changed: dict[Hashable, dict[str, Any] | None] = {}
-            for rev, key in reversed(journal):
-                if rev <= revision:
-                    break
+            for key in itertools.islice(reversed(journal), now - revision):
                 if key not in changed:
                     changed[key] = self._objects.get(key)
             return Changes(now, changed, whole=False)
@@ -295,10 +298,10 @@ class Informer(CachedObjects):
                 self._objects = kept
             if changed:  # (an object the bound dropped made room for a new one: `whole` only with `changed`)
                 self.revision += 1
-                if whole:
-                    self._journal.clear()  # changes_since answers every object from now
+                if whole or not self._journaling:
+                    self._journal.clear()  # changes_since answers every object from here
                 else:
-                    self._journal.append((self.revision, key))
+                    self._journal.append(key)
         self.applied_version = rv or self.applied_version
         # a node's heartbeat, or any update of fields the trim drops, changes no answer: no view is computed
         # again and no browser is told (1,000 nodes beat every few minutes each)

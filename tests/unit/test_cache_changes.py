@@ -35,9 +35,13 @@ def _exact(allocated: dict) -> dict:
 
 def test_changes_since_names_what_changed_and_starts_again_after_a_relist():
     inf = _informer()
-    assert inf.changes_since(None).whole and inf.changes_since(None).revision == 0
     inf._apply({"type": "ADDED", "object": _pod("a", 1, "n1", "1")})
+    assert len(inf._journal) == 0  # nobody asked for changes yet: none kept
+    first = inf.changes_since(None)
+    assert first.whole and first.revision == 1 and set(first.objects) == {("team-a", "a")}
+    assert inf.changes_since(0).whole  # from before the journal was kept: every object
     inf._apply({"type": "ADDED", "object": _pod("b", 2, "n1", "1")})
+    assert set(inf.changes_since(1).objects) == {("team-a", "b")} and not inf.changes_since(1).whole
     at = inf.revision
     assert inf.changes_since(at).objects == {} and not inf.changes_since(at).whole
     inf._apply({"type": "MODIFIED", "object": _pod("a", 3, "n2", "1")})
@@ -56,6 +60,7 @@ def test_changes_since_names_what_changed_and_starts_again_after_a_relist():
 
 def test_a_reader_further_back_than_the_journal_gets_every_object():
     inf = _informer(journal=3)
+    assert inf.changes_since(None).whole  # the journal is kept from the first reader on
     for i in range(3):
         inf._apply({"type": "ADDED", "object": _pod(f"p{i}", i + 1, "n1", "1")})
     assert not inf.changes_since(0).whole  # three changes: the journal reaches back
