@@ -7,7 +7,7 @@ import re
 from collections import defaultdict
 from collections.abc import Hashable, Iterable, Mapping
 from decimal import Decimal
-from typing import Any, NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 from ..models.base import Visibility
 from ..models.inventory import (
@@ -38,6 +38,7 @@ class Inventory(NamedTuple):
     nodes: list[NodeAccelerators]  # the nodes with accelerators, by name (GET inventory/nodes pages them)
 
 
+@runtime_checkable
 class ChangeSource(Protocol):
     """A cache that says what changed since a revision (cluster/informer.CachedObjects)."""
 
@@ -113,8 +114,13 @@ class InventoryMemo:
         self._nodes = {k: v for k, v in self._nodes.items() if k in ids}
 
 
-def allocated_by_node(pods: list[dict[str, Any]], memo: InventoryMemo | None = None) -> dict[str, dict[str, Decimal]]:
-    """node name -> summed effective requests of the non-terminated pods bound to it (unbound pods hold nothing)."""
+def allocated_by_node(
+    pods: list[dict[str, Any]] | ChangeSource, memo: InventoryMemo | None = None
+) -> dict[str, dict[str, Decimal]]:
+    """node name -> summed effective requests of the non-terminated pods bound to it (unbound pods hold nothing).
+    `pods`: a list, or a cache that says what changed (the memo then follows it: InventoryMemo.follow)."""
+    if isinstance(pods, ChangeSource):
+        return (memo or InventoryMemo()).follow(pods)
     if memo is not None:
         return memo.allocated(pods)
     by_node: dict[str, list[dict[str, Decimal]]] = defaultdict(list)
@@ -348,15 +354,16 @@ def summarize_models(nodes: list[NodeAccelerators]) -> list[AcceleratorModelSumm
 
 def build_inventory(
     nodes: list[dict[str, Any]] | None,
-    pods: list[dict[str, Any]] | None,
+    pods: list[dict[str, Any]] | ChangeSource | None,
     registry: AcceleratorRegistry,
     *,
     message: str = NOT_VISIBLE,
     memo: InventoryMemo | None = None,
 ) -> Inventory:
     """The inventory answer. `nodes=None` means nodes cannot be read (the answer says so); `pods=None` means
-    pods cannot be read cluster-wide (allocatable shown, allocated/free left empty). Nodes without any
-    accelerator resource are left out; nodes with an accelerator at 0 allocatable are kept."""
+    pods cannot be read cluster-wide (allocatable shown, allocated/free left empty); `pods` may be the pods cache
+    itself (allocated_by_node). Nodes without any accelerator resource are left out; nodes with an accelerator at
+    0 allocatable are kept."""
     allocated = None if pods is None or nodes is None else allocated_by_node(pods, memo)
     return inventory_of(nodes, allocated, registry, message=message, memo=memo, free_source=FREE_FROM_PODS)
 

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..cluster.informer import CacheState
-from ..domain.inventory import InventoryMemo, allocations_to_wire
+from ..domain.inventory import InventoryMemo, allocated_by_node, allocations_to_wire
 from ..push import wait_to_send
 from .keys import BY_KEY, KEYS, ServedKey
 from .store import Snapshot
@@ -104,7 +104,7 @@ class Publisher:
         items: dict[str, dict[str, Any]] = {}
         if state in (CacheState.synced, CacheState.reconnecting):  # reconnecting: the last known objects stand
             if served.key == "allocations":  # the pods' changes since the last sums, not a copy of them all
-                items = allocations_to_wire(self._memo.follow(self.hub.informers[served.cache]))
+                items = allocations_to_wire(allocated_by_node(self.hub.informers[served.cache], self._memo))
             else:
                 objects = self.hub.items(served.cache)
                 items = {(o.get("metadata") or {}).get("name", ""): served_object(o) for o in objects}

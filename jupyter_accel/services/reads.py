@@ -5,18 +5,11 @@ plain dicts in tests; refusals are services.errors."""
 from __future__ import annotations
 
 import threading
-from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from ..cluster.informer import CachedObjects, CacheState
+from ..cluster.informer import CacheState
 from ..domain.hardware_profiles import list_profiles
-from ..domain.inventory import (
-    FREE_FROM_PODS,
-    InventoryMemo,
-    allocated_by_node,
-    allocations_from_wire,
-    inventory_of,
-)
+from ..domain.inventory import ChangeSource, InventoryMemo, allocations_from_wire, build_inventory, inventory_of
 from ..domain.queues import build_queues
 from ..domain.workloads import build_workloads
 from ..models import (
@@ -66,22 +59,18 @@ class Inventory:
                 allocated = allocations_from_wire(readable_items(hub, "allocations"))
                 summary, node_views = inventory_of(nodes, allocated, self.registry, memo=self._memo)
             else:
-                allocated = self._allocated(hub) if nodes is not None else None
-                summary, node_views = inventory_of(
-                    nodes, allocated, self.registry, memo=self._memo, free_source=FREE_FROM_PODS
-                )
+                summary, node_views = build_inventory(nodes, self._pods(hub), self.registry, memo=self._memo)
             self._last = (hub, revision, summary, node_views)
             return summary, node_views
 
-    def _allocated(self, hub: Caches) -> dict[str, dict[str, Decimal]] | None:
-        """What the pods on each node hold. It needs every pod of the cluster: without that right it is left empty,
-        not guessed. The IdentityCaches' pods are followed by their changes; plain-dict caches in tests are summed."""
+    @staticmethod
+    def _pods(hub: Caches) -> list[dict[str, Any]] | ChangeSource | None:
+        """Every pod of the cluster, which allocated figures need: without that right they are left empty, not
+        guessed. The IdentityCaches' pods cache itself, followed by its changes; plain-dict caches' list in tests."""
         if "allpods" not in hub.informers or not hub.readable("allpods"):
             return None
         cache = hub.informers["allpods"]
-        if isinstance(cache, CachedObjects):
-            return self._memo.follow(cache)
-        return allocated_by_node(hub.items("allpods"), self._memo)
+        return cache if isinstance(cache, ChangeSource) else hub.items("allpods")
 
     def summary(self, hub: Caches) -> InventoryResponse:
         return self._full(hub)[0]
