@@ -7,13 +7,22 @@ counting frees each when a watch event replaces it. So once the caches have list
 already garbage and `gc.freeze()` moves everything alive to the permanent generation, which full collections skip;
 again after a relist, which replaces the objects. Caches that are dropped (another identity) call `release()`
 first, so that what they leave behind is collectable again.
+
+What a watch event brings after the list is not frozen, and a full collection walks it: a burst of 1,000 pod
+changes is 13,000 tracked containers, each walked by every full pass until the next relist (10-30 ms passes that
+stop the event loop, benchmarks/scale.py). `untracked()` takes such an object out of the collector's sight the
+moment it is cached. That is safe for the same reason freezing is: the tree is JSON, never cyclic, and nothing
+changes a cached object; reference counting frees it when it is replaced. An untracked object can never be freed
+too early, only kept too long if it ever joined a cycle; a dict that is given a container is tracked again.
 """
 
 from __future__ import annotations
 
+import ctypes
 import gc
 import threading
 import time
+from typing import Any
 
 _lock = threading.Lock()
 
@@ -31,3 +40,33 @@ def release() -> None:
     """Make frozen objects collectable again (their caches are being dropped)."""
     with _lock:
         gc.unfreeze()
+
+
+def _gc_untrack() -> Any:
+    try:  # CPython's own call, which its dicts and tuples use for the same purpose; absent elsewhere (PyPy)
+        fn = ctypes.pythonapi.PyObject_GC_UnTrack
+    except (AttributeError, ValueError):
+        return None
+    fn.argtypes, fn.restype = [ctypes.py_object], None
+    return fn
+
+
+_untrack = _gc_untrack()
+
+
+def untracked(obj: Any) -> Any:
+    """`obj`, a cached JSON tree, with its dicts and lists no longer tracked by the cycle collector."""
+    if _untrack is None:
+        return obj
+    if type(obj) is dict:
+        for v in obj.values():
+            if type(v) is dict or type(v) is list:
+                untracked(v)
+        if gc.is_tracked(obj):  # a dict of strings only was never tracked
+            _untrack(obj)
+    elif type(obj) is list:
+        for v in obj:
+            if type(v) is dict or type(v) is list:
+                untracked(v)
+        _untrack(obj)
+    return obj

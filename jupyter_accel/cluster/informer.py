@@ -23,6 +23,7 @@ from kubernetes.client import ApiClient
 from kubernetes.client.exceptions import ApiException
 
 from . import rest, retry
+from .gcfreeze import untracked
 from .trim import share_values, shared_strings, trim_generic
 
 log = logging.getLogger(__name__)
@@ -285,7 +286,8 @@ class Informer(CachedObjects):
             self.applied_version = rv or self.applied_version
             return
         key = _key(obj)
-        trimmed = None if kind == "DELETED" else shared_strings(self.resource.trim(obj))
+        # out of the cycle collector's walks (gcfreeze.py): a churning cluster's changes are most of what it walks
+        trimmed = None if kind == "DELETED" else untracked(shared_strings(self.resource.trim(obj)))
         with self._lock:
             whole = False
             if trimmed is None:

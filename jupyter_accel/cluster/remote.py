@@ -28,6 +28,7 @@ from kubernetes.watch.watch import iter_resp_lines
 from ..readservice.keys import KEYS
 from ..readservice.store import apply
 from . import retry
+from .gcfreeze import untracked
 from .informer import CachedObjects, CacheState
 
 log = logging.getLogger(__name__)
@@ -110,6 +111,8 @@ class RemoteCache(CachedObjects):
         message = answer.get("message")
         if state == CacheState.forbidden:
             message = "not visible to the read service's account"
+        # held until changed: out of the cycle collector's walks, as the API server caches' objects are (gcfreeze.py)
+        untracked(answer.get("items") or answer.get("changed") or [])
         with self._lock:
             objects = apply(self._objects, answer)
             changed = objects != self._objects
