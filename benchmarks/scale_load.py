@@ -212,6 +212,28 @@ class StatusProbe:
         return summary(lat, end - start)
 
 
+def collector_passes(passes: list[Any]) -> dict[str, Any]:
+    """The cycle collector's passes over 1 ms in a window, (when, s, generation) each: how many over 5 ms, the
+    longest, their sum, the full ones, and the same per generation (which of them a change shortened)."""
+
+    def summary(ps: list[Any]) -> dict[str, Any]:
+        return {
+            "over_5ms": sum(1 for p in ps if p[1] > 0.005),
+            "max_ms": _ms(max((p[1] for p in ps), default=0.0)),
+            "total_ms": _ms(sum(p[1] for p in ps)),
+        }
+
+    return {
+        **summary(passes),
+        "full": sum(1 for p in passes if p[2] == 2),  # passes over 1 ms of the oldest generation
+        "by_generation": {
+            str(g): {"passes": n, **summary(ps)}
+            for g in (0, 1, 2)
+            if (n := len(ps := [p for p in passes if p[2] == g]))
+        },
+    }
+
+
 def loop_held(http_: Http, start: float, end: float) -> dict[str, Any]:
     """How long the Jupyter server's event loop was held in a window (benchmarks/loop_lag.py, in the server): the
     lateness of a 5 ms wake-up (what any request felt, queueing included), the longest single callback, and where
@@ -246,12 +268,7 @@ def loop_held(http_: Http, start: float, end: float) -> dict[str, Any]:
             "others_cpu_ms": _ms(sum(h[3] for h in over)),
             "collecting": round(collecting / wall, 3) if wall else None,  # of the three above, in the collector
         },
-        "collections": {
-            "over_5ms": sum(1 for p in passes if p[1] > 0.005),
-            "max_ms": _ms(max((p[1] for p in passes), default=0.0)),
-            "total_ms": _ms(sum(p[1] for p in passes)),
-            "full": sum(1 for p in passes if p[2] == 2),  # passes over 1 ms of the oldest generation
-        },
+        "collections": collector_passes(passes),
         "longest": longest[4],
         "most_cpu_ms": _ms(busiest[1]),
         "most_cpu": busiest[4],

@@ -46,6 +46,20 @@ def _shares(window: dict[str, Any]) -> str:
     return f"{split['cpu']:.0%} / {split['core_wait']:.0%} / {split['asleep']:.0%}{collecting}"
 
 
+def _collector(window: dict[str, Any]) -> str:
+    """The cycle collector's passes over 5 ms in a window and the longest, then the same for its young, middle
+    and full passes (runs before they were kept per generation: the whole only; before they were timed: -)."""
+    passes = window.get("collections")
+    if not passes:
+        return "-"
+    whole = f"{passes['over_5ms']}, {passes['max_ms']}"
+    gens = passes.get("by_generation")
+    if gens is None:
+        return whole
+    each = (gens.get(str(g)) or {"over_5ms": 0, "max_ms": 0.0} for g in (0, 1, 2))
+    return whole + " (" + " / ".join(f"{g['over_5ms']}, {g['max_ms']}" for g in each) + ")"
+
+
 def _holds_split(windows: Any) -> str:
     """The holds over 20 ms of every window together: how much of their wall time was work on the loop, the
     machine's cores all busy, and the loop asleep waiting for the GIL while the server's other threads ran."""
@@ -163,8 +177,9 @@ def table(result: dict[str, Any]) -> str:
         "",
         "| the Jupyter server's event loop | 5 ms wake-up late, p99 ms | late, max ms | longest callback ms "
         "(its CPU ms) | callbacks > 20 ms (> 20 ms of CPU) | their wall time: on a core / waiting for a core / "
-        "asleep (GIL) | cache changes (most) | answers computed |",
-        "|---|---|---|---|---|---|---|---|",
+        "asleep (GIL) | collector: passes > 5 ms, longest ms (young / middle / full) | cache changes (most) "
+        "| answers computed |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     before: dict[str, Any] = result["product_at_start"]
     for name, r in result["loop"].items():
@@ -177,7 +192,7 @@ def table(result: dict[str, Any]) -> str:
         churn = f"{sum(changes.values())} ({most} {changes[most]})" if most and changes[most] else "0"
         out.append(
             f"| {name} | {r['late_p99_ms']} | {r['late_max_ms']} | {r['hold_max_ms']} ({r['hold_max_cpu_ms']}) "
-            f"| {r['holds_over_20ms']} ({r['cpu_over_20ms']}) | {_shares(r)} "
+            f"| {r['holds_over_20ms']} ({r['cpu_over_20ms']}) | {_shares(r)} | {_collector(r)} "
             f"| {churn} | {sum(computed.values())} |"
         )
     worst = max(result["loop"].values(), key=lambda r: r["hold_max_ms"] or 0, default=None)

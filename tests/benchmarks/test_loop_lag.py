@@ -32,3 +32,23 @@ def test_a_holds_collection_time_is_the_overlap_only():
     passes = [(10.0, 0.010, 2), (10.015, 0.010, 0), (11.0, 0.5, 2)]
     assert loop_lag._overlap(10.005, 0.015, passes) == pytest.approx(0.005 + 0.005)
     assert loop_lag._overlap(12.0, 0.1, passes) == 0.0
+
+
+def test_the_passes_of_a_window_are_summed_per_generation():
+    import scale_load
+
+    passes = [(1.0, 0.002, 0), (2.0, 0.012, 1), (3.0, 0.006, 1), (4.0, 0.030, 2)]
+    got = scale_load.collector_passes(passes)
+    assert got["over_5ms"] == 3 and got["max_ms"] == 30.0 and got["total_ms"] == 50.0 and got["full"] == 1
+    assert got["by_generation"] == {
+        "0": {"passes": 1, "over_5ms": 0, "max_ms": 2.0, "total_ms": 2.0},
+        "1": {"passes": 2, "over_5ms": 2, "max_ms": 12.0, "total_ms": 18.0},
+        "2": {"passes": 1, "over_5ms": 1, "max_ms": 30.0, "total_ms": 30.0},
+    }
+    assert scale_load.collector_passes([]) == {
+        "over_5ms": 0,
+        "max_ms": 0.0,
+        "total_ms": 0.0,
+        "full": 0,
+        "by_generation": {},
+    }
