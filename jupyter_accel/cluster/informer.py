@@ -186,6 +186,7 @@ class Informer(CachedObjects):
             self.on_change(self.resource.key)
 
     def _run(self) -> None:
+        rest.on_schedule()
         while not self._stop.is_set():
             try:
                 if self.resource_version is None:
@@ -239,7 +240,7 @@ class Informer(CachedObjects):
                 attempts=1,  # this loop is the retry
             )
             for obj in page.get("items") or []:
-                objects[_key(obj)] = share_values(self.resource.trim(obj))  # trim.py: why two
+                objects[_key(obj)] = untracked(share_values(self.resource.trim(obj)))  # trim.py: why two
             cont = (page.get("metadata") or {}).get("continue")
             if not cont:
                 break
