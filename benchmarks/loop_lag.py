@@ -31,6 +31,8 @@ from jupyter_server.base.handlers import JupyterHandler
 from jupyter_server.utils import url_path_join
 from tornado import web
 
+from jupyter_accel.cluster import rest
+
 TICK = 0.005
 KEEP_HOLD = 0.005
 LATENESS: collections.deque[tuple[float, float]] = collections.deque(maxlen=400_000)  # (when, s): ~30 min
@@ -105,6 +107,8 @@ def _product_counters(settings: dict[str, Any]) -> dict[str, Any]:
     return {
         "cache_changes": {k: inf.revision for k, inf in list(getattr(hub, "informers", {}).items())},
         "views_computed": dict(getattr(answers, "computed_by_topic", {})),
+        # GETs the background loops made on their schedule, per path (benchmarks/scale.py: refresh-caused reads)
+        "scheduled_reads": rest.scheduled_reads(),
     }
 
 

@@ -12,7 +12,9 @@ the extension as the cluster admin in its own process, and measures:
   again with the server alone on the cores (the cluster and the load at nice 19: benchmarks/scale_aside.py), where
   the lowered priorities can be raised again afterwards (as root) or the cluster is the run's own;
 - the baseline: per request, list nodes and pods from the API server and sum (what list-per-call tools do);
-- API-server LIST/GET requests during the product's load, against an idle window of the same length;
+- the Jupyter server's own gets and lists of the API server (its audit log, by the product's user agent) from its
+  start to the end of the load, less those its caches' background loops counted making: reads made for a refresh;
+  beside it, every client's LIST/GET during the product's load against an idle window of the same length;
 - the server's RSS; a change in the cluster until the push event, and until the answer shows it;
 - the time from server start to a complete first view.
 
@@ -63,11 +65,14 @@ from scale_load import (  # noqa: E402
     load,
     load_in_processes,
     loop_held,
+    product_reads,
     rss_mib,
     save_result,
+    unscheduled_reads,
 )
 from scale_table import ALONE, BASELINE, BASELINE_ONE, BASELINE_PACED, table  # noqa: E402
 
+from devcluster import pki  # noqa: E402
 from devcluster.cluster import Cluster  # noqa: E402
 from devcluster.jupyter_server import JupyterProcess, ReadServiceProcess  # noqa: E402
 from devcluster.rest import ApiError, Rest  # noqa: E402
@@ -157,7 +162,7 @@ def run(
             service = ReadServiceProcess(workdir / "read-service", cluster.kubeconfig("admin")).start()
             accel["kubeconfig"] = str(cluster.kubeconfig("cluster-reader", token=True))
             accel["read_service_url"] = service.url
-        t0 = time.monotonic()
+        t0, started = time.monotonic(), time.time()
         server = JupyterProcess(
             workdir,
             accel,
@@ -196,13 +201,15 @@ def run(
                     loop[name] = loop_held(http_, a, time.monotonic())
                     log(f"  {name}: {rows[name]}")
             product_reads = apiserver_reads(rest) - before
+            own = own_reads(cluster, http_, "cluster-reader" if read_service else "admin", started)
             if audit is not None:
                 audit([server.proc.pid] + ([service.proc.pid] if service else []))
             result["apiserver_reads"] = {
                 "idle_window": idle_reads,
                 "product_load": product_reads,
                 "windows": 2 * len(ENDPOINTS),
-                "caused_by_refreshes": product_reads - idle_reads * 2 * len(ENDPOINTS),
+                "idle_estimate": product_reads - idle_reads * 2 * len(ENDPOINTS),
+                **own,
             }
             bursts(http_, rest, scale, burst, clients, seconds, probe, result, rows, loop, log)
 
@@ -287,6 +294,23 @@ def bursts(
         rows[f"/api/status during {burst} pod changes" + name] = probe.window(a, time.monotonic())
         loop[f"{burst} pod changes" + name] = loop_held(http_, a, time.monotonic())
         log(f"  burst of {burst} pod changes in {took} s{name}")
+
+
+def own_reads(cluster: Cluster, http_: Http, identity: str, started: float) -> dict[str, Any]:
+    """The Jupyter server's own gets and lists from its start until now, from the API server's audit log (by its
+    user agent and account), less those its background loops counted making (watch caches' lists, the visibility
+    poll, discovery): what is left was read for a request, which must read the caches only."""
+    until = time.time()  # before the count is taken: a read the server received by then was counted by then
+    scheduled = loop_held(http_, 0, 0)["product"]["scheduled_reads"]
+    time.sleep(2)  # the audit event of a read answered just before `until` is written after the answer
+    audited = product_reads(cluster.audit_events(), pki.IDENTITIES[identity].user, started, until)
+    left = unscheduled_reads(audited, scheduled)
+    return {
+        "own_audited": sum(audited.values()),
+        "own_scheduled": sum(min(n, scheduled.get(path, 0)) for path, n in audited.items()),
+        "own_unscheduled": left,
+        "caused_by_refreshes": sum(left.values()),
+    }
 
 
 def _mem_gib() -> int:

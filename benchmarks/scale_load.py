@@ -13,8 +13,10 @@ import re
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
+from datetime import datetime
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -23,6 +25,7 @@ sys.path[:0] = [str(REPO), str(REPO / "benchmarks")]
 
 from devcluster.jupyter_server import JupyterProcess  # noqa: E402
 from devcluster.rest import Rest  # noqa: E402
+from jupyter_accel.cluster.session import USER_AGENT  # noqa: E402
 
 # a sidebar asks again when a push names a topic (debounced): two requests a second per client is more than
 # an open sidebar asks even while the cluster churns
@@ -287,6 +290,25 @@ def apiserver_reads(rest: Rest) -> int:
         if labels.get("verb") in ("LIST", "GET") and labels.get("resource") in READ_RESOURCES:
             total += int(float(line.rsplit(" ", 1)[1]))
     return total
+
+
+def product_reads(events: Iterable[dict[str, Any]], user: str, since: float, until: float) -> Counter[str]:
+    """The product's gets and lists of resources (the API server's audit events, its user agent and account)
+    received in [since, until] (epoch seconds), per path without the query: what it read, however it read it."""
+    reads: Counter[str] = Counter()
+    for event in events:
+        if (event.get("stage") == "ResponseComplete" and event.get("verb") in ("get", "list")
+                and event.get("objectRef") and event.get("userAgent") == USER_AGENT
+                and event.get("user", {}).get("username") == user
+                and since <= datetime.fromisoformat(event["requestReceivedTimestamp"]).timestamp() <= until):  # fmt: skip
+            reads[event["requestURI"].split("?", 1)[0]] += 1
+    return reads
+
+
+def unscheduled_reads(audited: Counter[str], scheduled: dict[str, int]) -> dict[str, int]:
+    """Per path, the reads the API server saw beyond those the product's background loops counted making
+    (`rest.SCHEDULED_READS`, counted before each is sent): reads made for someone's request."""
+    return {path: n - scheduled.get(path, 0) for path, n in sorted(audited.items()) if n > scheduled.get(path, 0)}
 
 
 def apiserver_writes(rest: Rest) -> int:

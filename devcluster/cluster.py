@@ -23,7 +23,9 @@ import sys
 import tempfile
 import time
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from . import manifests, pki, seed
 from . import node as realnode
@@ -155,13 +157,29 @@ class Cluster:
 
     @property
     def audit_log(self) -> Path:
-        """The API server's audit log (JSON lines): every watch request, at Metadata level, so a test can tell
-        which account opened which watch (the open-watch gauge counts every account together)."""
+        """The API server's audit log (JSON lines) at Metadata level: every watch, so a test can tell which account
+        opened which watch (the open-watch gauge counts every account together), and every get and list of a
+        resource (not leases, which every controller renews), so a benchmark can tell which client read what (the
+        request counter has no client label; the user agent names the product)."""
         return self.run / "audit.log"
+
+    def audit_events(self) -> Iterator[dict[str, Any]]:
+        """The audit log's events, oldest first, the rotated file's before the current one's."""
+        for path in [*sorted(self.run.glob("audit-*.log")), self.audit_log]:
+            if path.exists():
+                with path.open() as lines:
+                    for line in lines:
+                        if line.strip():
+                            yield json.loads(line)
 
     def _audit_policy(self) -> Path:
         path = self.run / "audit-policy.json"
-        rules = [{"level": "Metadata", "verbs": ["watch"]}, {"level": "None"}]
+        rules = [
+            {"level": "None", "nonResourceURLs": ["*"]},
+            {"level": "None", "resources": [{"group": "coordination.k8s.io", "resources": ["leases"]}]},
+            {"level": "Metadata", "verbs": ["watch", "get", "list"]},
+            {"level": "None"},
+        ]
         policy = {"apiVersion": "audit.k8s.io/v1", "kind": "Policy", "omitStages": ["RequestReceived"], "rules": rules}
         path.write_text(json.dumps(policy))
         return path

@@ -203,6 +203,7 @@ class IdentityCaches:
         gcfreeze.release()  # the dropped caches become collectable (gcfreeze.py)
 
     def _bootstrap(self) -> None:
+        rest.on_schedule()
         failures = 0
         while not self._stop.is_set():
             try:
@@ -267,6 +268,7 @@ class IdentityCaches:
     def _maintain(self) -> None:
         """Pick up CRDs installed later and changed permissions without a server restart: every minute while
         someone reads, every ten while nobody does (hundreds of idle workbenches must not poll the API server)."""
+        rest.on_schedule()
         last = time.monotonic()
         shown = self.degraded()
         frozen_for: object = None
@@ -305,6 +307,7 @@ class IdentityCaches:
         """Kueue's visibility API has no watch: poll pending workloads of LocalQueues that have some, while someone
         reads (a workbench nobody looks at polls nothing; after a pause, the positions are polled within a second of the
         first read and pushed)."""
+        rest.on_schedule()
         group = "visibility.kueue.x-k8s.io"
         while not self._stop.is_set():
             if not self.active():

@@ -28,6 +28,7 @@ from typing import Any
 from kubernetes.client import ApiClient
 
 from ..domain.log_lines import split_stamped
+from . import rest
 from .logs import LogStream
 from .writes import WriteError
 
@@ -286,6 +287,7 @@ class LogKeeper:
             return any(u == uid for u, _ in self._following)
 
     def _run(self) -> None:
+        rest.on_schedule()
         while not self._stop.is_set():
             with self._lock:  # a pod's stream to open again soon, else only when the caches change (or rarely)
                 due = min((t for t, _ in self._retry.values()), default=time.monotonic() + self.RESCAN_S)

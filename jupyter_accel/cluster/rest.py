@@ -8,6 +8,8 @@ what domain/ works on.
 from __future__ import annotations
 
 import json
+import threading
+from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
@@ -16,6 +18,30 @@ from kubernetes.client.exceptions import ApiException
 from kubernetes.watch.watch import iter_resp_lines
 
 from . import retry
+
+# The GETs that the background loops (watch caches' lists, the visibility poll, discovery, kept logs) make on their
+# own schedule, per path: benchmarks/scale.py takes them from the API server's audit of this product's reads (by its
+# user agent), and what is left was made for someone's request (a refresh must read the caches only).
+SCHEDULED_READS: Counter[str] = Counter()
+_scheduled_lock = threading.Lock()
+_thread = threading.local()
+
+
+def on_schedule() -> None:
+    """Count the calling thread's GETs as a background loop's, in SCHEDULED_READS."""
+    _thread.scheduled = True
+
+
+def scheduled_reads() -> dict[str, int]:
+    with _scheduled_lock:
+        return dict(SCHEDULED_READS)
+
+
+def _count_scheduled(method: str, path: str, query: dict[str, Any] | None) -> None:
+    """Called before a request is sent: the count is never behind the server's (a watch is not a read)."""
+    if method == "GET" and getattr(_thread, "scheduled", False) and not (query or {}).get("watch"):
+        with _scheduled_lock:
+            SCHEDULED_READS[path] += 1
 
 
 def resource_path(
@@ -80,6 +106,7 @@ def request(
     an answer that came too late or failed (default: for GET); see retry.py."""
 
     def once() -> dict[str, Any]:
+        _count_scheduled(method, path, query)
         resp = _call(api, _serialize(api, method, path, query, body, content_type), timeout)
         data = resp.read()
         if not 200 <= resp.status <= 299:
@@ -101,6 +128,7 @@ def forward(
 ) -> tuple[int, str, bytes]:
     """One call whose answer is handed on whatever it is (a service proxy's): (status, content type, body). Not
     retried: a forwarded write may not be safe to repeat."""
+    _count_scheduled(method, path, query)
     resp = _call(api, _serialize(api, method, path, query, body, content_type, accept="*/*"), timeout)
     data = resp.read()
     return resp.status, resp.getheader("Content-Type") or "application/octet-stream", data
@@ -119,6 +147,7 @@ def stream(
     retried like a read; a stream that breaks later is the caller's to resume."""
 
     def once():
+        _count_scheduled("GET", path, query)
         resp = _call(api, _serialize(api, "GET", path, query, accept=accept), timeout)
         if not 200 <= resp.status <= 299:
             resp.read()

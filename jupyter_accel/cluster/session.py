@@ -25,6 +25,7 @@ from kubernetes import config as k8s_config
 from kubernetes.config.config_exception import ConfigException
 from kubernetes.config.incluster_config import InClusterConfigLoader
 
+from .._version import __version__
 from ..config import AccelConfig
 from ..models import Connection, ConnectionState, IdentityMode
 
@@ -35,6 +36,8 @@ NO_CONFIG_MESSAGE = (
     "cluster's kubeconfig (kind, minikube, or OpenShift after `oc login`) and restart JupyterLab, or give a bearer "
     "token with `%accel token`."
 )
+# how the API server's audit log and metrics name this product's requests (the client's default names only itself)
+USER_AGENT = f"jupyter-accel/{__version__}"
 UNREACHABLE_HINT = "Check that the cluster is running and that this machine can reach the kubeconfig's server address."
 
 
@@ -61,7 +64,13 @@ def _client_from_token(server: str, token: str, ca_file: str, timeout: float) ->
     conf.api_key_prefix = {"authorization": "Bearer"}
     if ca_file:
         conf.ssl_ca_cert = ca_file
-    return k8s.ApiClient(_with_environment(conf))
+    return _api_client(conf)
+
+
+def _api_client(conf: k8s.Configuration) -> k8s.ApiClient:
+    api = k8s.ApiClient(_with_environment(conf))
+    api.user_agent = USER_AGENT
+    return api
 
 
 _bundle_dir: str | None = None
@@ -121,7 +130,7 @@ def resolve(cfg: AccelConfig, token: str | None = None, token_mode: IdentityMode
             conf = k8s.Configuration()
             sa = Path(cfg.service_account_dir)
             InClusterConfigLoader(token_filename=str(sa / "token"), cert_filename=str(sa / "ca.crt")).load_and_set(conf)
-            api = k8s.ApiClient(_with_environment(conf))
+            api = _api_client(conf)
             ident = IdentityMode.in_cluster
         elif mode in ("kubeconfig", "auto"):
             path = _kubeconfig_path(cfg)
@@ -129,7 +138,7 @@ def resolve(cfg: AccelConfig, token: str | None = None, token_mode: IdentityMode
                 return Resolved(IdentityMode.none, None, None, NO_CONFIG_MESSAGE)
             conf = k8s.Configuration()
             k8s_config.load_kube_config(config_file=path, client_configuration=conf)
-            api = k8s.ApiClient(_with_environment(conf))
+            api = _api_client(conf)
             ident = IdentityMode.kubeconfig
             _, ctx = k8s_config.list_kube_config_contexts(config_file=path)
             ns_from_ctx = (ctx or {}).get("context", {}).get("namespace")

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from ..cluster import rest
 from ..domain.ray_activity import ACTORS, JOBS, TASKS, ray_activity, task_counts
 
 if TYPE_CHECKING:
@@ -94,6 +95,7 @@ class IdleWatch:
         step = min(self.interval, PROGRESS_INTERVAL) if tasks_round is not None else self.interval
 
         def loop() -> None:
+            rest.on_schedule()
             last_idle = time.monotonic()
             while not self._stop.wait(step):
                 if not active():

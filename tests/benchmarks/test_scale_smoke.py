@@ -46,6 +46,11 @@ def test_scale_benchmark_smoke(devcluster, tmp_path):
         and result["ratio_one_p50"] is not None
         and result["ratio_paced_p99"] is not None
     )
+    reads = result["apiserver_reads"]
+    # the server's own reads are in the audit log (its first lists at least), and none beyond its schedule: every
+    # refresh answered from the caches
+    assert reads["own_audited"] >= reads["own_scheduled"] > 0, reads
+    assert reads["caused_by_refreshes"] == 0 and reads["own_unscheduled"] == {}, reads
     assert "| the Jupyter server's event loop |" in text
     assert result["loop"] and all(w["samples"] > 0 for w in result["loop"].values()), result["loop"]
     assert alone == any(name.endswith(scale_table.ALONE) for name in result["loop"]), list(result["loop"])

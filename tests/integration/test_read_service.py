@@ -55,10 +55,10 @@ def _cluster_watches(devcluster, user: str, since: float) -> Counter[str]:
     per resource, from the API server's audit log: attributed to the account, unlike the open-watch gauge, where a
     controller's watch reopening shows for a while as one more or one fewer."""
     opened: Counter[str] = Counter()
-    for line in devcluster.audit_log.read_text().splitlines():
-        event = json.loads(line)
+    for event in devcluster.audit_events():
         ref = event.get("objectRef", {})
-        if (event.get("stage") == "ResponseStarted" and event["user"]["username"] == user
+        if (event.get("stage") == "ResponseStarted" and event.get("verb") == "watch"
+                and event["user"]["username"] == user
                 and ref.get("resource") in CLUSTER_WIDE and not ref.get("namespace")
                 and datetime.fromisoformat(event["requestReceivedTimestamp"]).timestamp() >= since):  # fmt: skip
             opened[ref["resource"]] += 1
