@@ -5,7 +5,8 @@ exactly its own load windows with `GET /bench/loop-lag?start=T0&end=T1`):
 - lateness: a coroutine asks to wake every 5 ms; how much later it wakes is what any request felt, queueing
   behind everything else on the loop included;
 - cycle collections: each of the server's (any thread's: the collector holds the GIL, so the loop waits for it
-  either way) is timed, so that a hold can be told apart from a collection that happened during it;
+  either way) is timed, so that a hold can be told apart from a collection that happened during it, and its
+  collecting thread's CPU time kept beside it (a long pass with little CPU was its thread waiting for a core);
 - holds: every callback the loop runs is timed (asyncio's Handle._run is wrapped); those over 5 ms are kept with
   what ran, so "no handler holds the loop for > 20 ms" is checked per callback and the culprit named. Each hold's
   wall time is split three ways: the loop thread's CPU time (work on the loop), its time runnable but waiting for a
@@ -39,19 +40,19 @@ LATENESS: collections.deque[tuple[float, float]] = collections.deque(maxlen=400_
 # (when, s, then s of it: on a core, runnable waiting for a core, the other threads' CPU; what ran)
 HOLDS: collections.deque[tuple[float, float, float, float, float, str]] = collections.deque(maxlen=100_000)
 
-# (when, s, generation): the cycle collector's passes over 1 ms
-COLLECTIONS: collections.deque[tuple[float, float, int]] = collections.deque(maxlen=100_000)
+# (when, s, generation, s of CPU in the collecting thread): the cycle collector's passes over 1 ms
+COLLECTIONS: collections.deque[tuple[float, float, int, float]] = collections.deque(maxlen=100_000)
 KEEP_COLLECTION = 0.001
 _collecting = threading.local()
 
 
 def _time_collections(phase: str, info: dict[str, Any]) -> None:
     if phase == "start":
-        _collecting.t0 = time.monotonic()
+        _collecting.t0, _collecting.cpu0 = time.monotonic(), time.thread_time()
         return
     t0 = getattr(_collecting, "t0", None)
     if t0 is not None and (took := time.monotonic() - t0) > KEEP_COLLECTION:
-        COLLECTIONS.append((t0, took, int(info.get("generation", -1))))
+        COLLECTIONS.append((t0, took, int(info.get("generation", -1)), time.thread_time() - _collecting.cpu0))
 
 
 async def _probe() -> None:
@@ -135,8 +136,8 @@ class LoopLagHandler(JupyterHandler):
         )
 
 
-def _overlap(t0: float, took: float, passes: list[tuple[float, float, int]]) -> float:
-    return sum(max(0.0, min(t0 + took, c0 + c) - max(t0, c0)) for c0, c, _ in passes)
+def _overlap(t0: float, took: float, passes: list[tuple[float, float, int, float]]) -> float:
+    return sum(max(0.0, min(t0 + took, c0 + c) - max(t0, c0)) for c0, c, *_ in passes)
 
 
 def _jupyter_server_extension_points() -> list[dict[str, Any]]:

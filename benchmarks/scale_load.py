@@ -216,13 +216,16 @@ class StatusProbe:
 
 
 def collector_passes(passes: list[Any]) -> dict[str, Any]:
-    """The cycle collector's passes over 1 ms in a window, (when, s, generation) each: how many over 5 ms, the
-    longest, their sum, the full ones, and the same per generation (which of them a change shortened)."""
+    """The cycle collector's passes over 1 ms in a window, (when, s, generation, s of CPU) each: how many over
+    5 ms, the longest and its CPU time (little CPU: its thread waited for a core), their sum, the full ones, and the
+    same per generation (which of them a change shortened). Runs before the CPU was kept have 3-tuples."""
 
     def summary(ps: list[Any]) -> dict[str, Any]:
+        longest = max(ps, key=lambda p: p[1], default=None)
         return {
             "over_5ms": sum(1 for p in ps if p[1] > 0.005),
-            "max_ms": _ms(max((p[1] for p in ps), default=0.0)),
+            "max_ms": _ms(longest[1] if longest else 0.0),
+            "max_cpu_ms": _ms(longest[3]) if longest and len(longest) > 3 else None,
             "total_ms": _ms(sum(p[1] for p in ps)),
         }
 

@@ -58,17 +58,22 @@ def _shares(window: dict[str, Any]) -> str:
 
 
 def _collector(window: dict[str, Any]) -> str:
-    """The cycle collector's passes over 5 ms in a window and the longest, then the same for its young, middle
-    and full passes (runs before they were kept per generation: the whole only; before they were timed: -)."""
+    """The cycle collector's passes over 5 ms in a window and the longest (wall/CPU ms, where the CPU was kept),
+    then the same for its young, middle and full passes (runs before they were kept per generation: the whole
+    only; before they were timed: -)."""
     passes = window.get("collections")
     if not passes:
         return "-"
-    whole = f"{passes['over_5ms']}, {passes['max_ms']}"
+
+    def one(p: dict[str, Any]) -> str:
+        cpu = p.get("max_cpu_ms")
+        return f"{p['over_5ms']}, {p['max_ms']}" + (f"/{cpu}" if cpu is not None and p["max_ms"] else "")
+
     gens = passes.get("by_generation")
     if gens is None:
-        return whole
+        return one(passes)
     each = (gens.get(str(g)) or {"over_5ms": 0, "max_ms": 0.0} for g in (0, 1, 2))
-    return whole + " (" + " / ".join(f"{g['over_5ms']}, {g['max_ms']}" for g in each) + ")"
+    return one(passes) + " (" + " / ".join(one(g) for g in each) + ")"
 
 
 def _holds_split(windows: Any) -> str:
@@ -188,7 +193,7 @@ def table(result: dict[str, Any]) -> str:
         "",
         "| the Jupyter server's event loop | 5 ms wake-up late, p99 ms | late, max ms | longest callback ms "
         "(its CPU ms) | callbacks > 20 ms (> 20 ms of CPU) | their wall time: on a core / waiting for a core / "
-        "asleep (GIL) | collector: passes > 5 ms, longest ms (young / middle / full) | cache changes (most) "
+        "asleep (GIL) | collector: passes > 5 ms, longest ms wall/CPU (young / middle / full) | cache changes (most) "
         "| answers computed |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
