@@ -38,7 +38,10 @@ def _unfinished(row: dict[str, Any] | None) -> str:
 
 
 def _refresh_reads(reads: dict[str, Any]) -> str:
-    """The server's own reads beyond its caches' schedule, and which paths they were."""
+    """The server's own reads beyond its caches' schedule, and which paths they were (runs before the audit:
+    the estimate they were scored on)."""
+    if "own_audited" not in reads:
+        return f"{reads['caused_by_refreshes']} (every client's reads under the load less ten idle windows)"
     left = reads["own_unscheduled"]
     named = "; ".join(f"{path} x{n}" for path, n in left.items())
     return (
@@ -237,10 +240,16 @@ def table(result: dict[str, Any]) -> str:
         ),
         f"| API-server LIST/GET: idle window / product load ({reads['windows']} windows) / baseline load | "
         f"{reads['idle_window']} / {reads['product_load']} / {reads['baseline_load']} |",
-        f"| the server's own gets and lists, start to end of load: audited / its caches' schedule / others | "
-        f"{reads['own_audited']} / {reads['own_scheduled']} / {reads['caused_by_refreshes']} |",
+        *(
+            [
+                f"| the server's own gets and lists, start to end of load: audited / its caches' schedule / others "
+                f"| {reads['own_audited']} / {reads['own_scheduled']} / {reads['caused_by_refreshes']} |",
+            ]
+            if "own_audited" in reads
+            else []
+        ),
         f"| every client's reads, product load - idle x windows (an estimate: it moves by ten with one idle read) | "
-        f"{reads['idle_estimate']} |",
+        f"{reads.get('idle_estimate', reads['caused_by_refreshes'])} |",
         f"| Jupyter server RSS | {result['rss_mib']} MiB |",
         *([f"| read service RSS | {result['read_service_rss_mib']} MiB |"] if "read_service_rss_mib" in result else []),
         f"| cluster change → push event (p50 / max of {push['trials']}) | {push['to_event_p50_s']} s / "
