@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import gc
+import heapq
 import json
 import os
 import threading
@@ -45,6 +46,45 @@ COLLECTIONS: collections.deque[tuple[float, float, int, float]] = collections.de
 KEEP_COLLECTION = 0.001
 _collecting = threading.local()
 
+# JA_LOOP_LAG_CENSUS=1: after a full pass over CENSUS_OVER (at most one every CENSUS_EVERY s), what it walked: the
+# tracked objects outside the frozen ones, counted by type, and the largest containers with who holds them. It
+# walks everything again (and the referrers of each), holding the GIL: a run to find out, never one to measure.
+CENSUS = os.environ.get("JA_LOOP_LAG_CENSUS") == "1"
+CENSUS_OVER = 0.005
+CENSUS_EVERY = 2.0
+CENSUSES: collections.deque[tuple[float, dict[str, Any]]] = collections.deque(maxlen=50)
+_CONTAINERS = (dict, list, set, frozenset, tuple, collections.deque)
+
+
+def census(largest: int = 5) -> dict[str, Any]:
+    """What a full collection walks now (gc.get_objects leaves out the frozen): counts by type, the largest
+    containers, and for each the type of what refers to it and the key it is under (an instance's attribute)."""
+    objects = gc.get_objects()
+    by_type = collections.Counter(type(o).__name__ for o in objects)
+    big = heapq.nlargest(largest, (o for o in objects if type(o) in _CONTAINERS), key=len)
+    del objects
+
+    def held_by(obj: Any) -> list[str]:
+        names = []
+        for ref in gc.get_referrers(obj)[:3]:
+            if type(ref) is dict:  # a dict, or an instance's attributes kept in one
+                key = next((k for k, v in ref.items() if v is obj), None)
+                names.append(f"dict[{key!r}]")
+            elif isinstance(getattr(ref, "__dict__", None), dict):  # an instance holding its attributes inline
+                key = next((k for k, v in vars(ref).items() if v is obj), None)
+                names.append(f"{type(ref).__name__}.{key}")
+            else:
+                names.append(type(ref).__name__)
+        return names
+
+    return {
+        "tracked": sum(by_type.values()),
+        "by_type": dict(by_type.most_common(15)),
+        "largest": [
+            {"type": type(o).__name__, "len": len(o), "held_by": held_by(o), "sample": repr(o)[:120]} for o in big
+        ],
+    }
+
 
 def _time_collections(phase: str, info: dict[str, Any]) -> None:
     if phase == "start":
@@ -52,7 +92,15 @@ def _time_collections(phase: str, info: dict[str, Any]) -> None:
         return
     t0 = getattr(_collecting, "t0", None)
     if t0 is not None and (took := time.monotonic() - t0) > KEEP_COLLECTION:
-        COLLECTIONS.append((t0, took, int(info.get("generation", -1)), time.thread_time() - _collecting.cpu0))
+        generation = int(info.get("generation", -1))
+        COLLECTIONS.append((t0, took, generation, time.thread_time() - _collecting.cpu0))
+        if (
+            CENSUS
+            and generation == 2
+            and took > CENSUS_OVER
+            and t0 - (CENSUSES[-1][0] if CENSUSES else 0) > CENSUS_EVERY
+        ):
+            CENSUSES.append((t0, census()))
 
 
 async def _probe() -> None:
@@ -130,6 +178,7 @@ class LoopLagHandler(JupyterHandler):
                     # for each hold, the seconds of cycle collection (any thread's) within it
                     "holds_collecting": [_overlap(hold[0], hold[1], collections_) for hold in holds],
                     "collections": collections_,
+                    "censuses": [c for c in list(CENSUSES) if start <= c[0] <= end],
                     "product": _product_counters(self.settings),
                 }
             )

@@ -279,6 +279,7 @@ def loop_held(http_: Http, start: float, end: float) -> dict[str, Any]:
         "most_cpu_ms": _ms(busiest[1]),
         "most_cpu": busiest[4],
         "product": product,  # counters so far: the table shows their change over the window
+        **({"censuses": body["censuses"]} if body.get("censuses") else {}),  # JA_LOOP_LAG_CENSUS=1 runs only
     }
 
 

@@ -59,3 +59,31 @@ def test_the_passes_of_a_window_are_summed_per_generation():
         "full": 0,
         "by_generation": {},
     }
+
+
+class _Holder:
+    def __init__(self) -> None:
+        self.index = {f"key-{i}": [i] for i in range(50_000)}  # the largest container, under an attribute
+
+
+def test_a_census_names_the_largest_container_a_full_pass_walks_and_its_attribute(monkeypatch):
+    monkeypatch.setattr(loop_lag, "CENSUS", True)
+    monkeypatch.setattr(loop_lag, "CENSUS_OVER", 0.0)
+    loop_lag.CENSUSES.clear()
+    holder = _Holder()
+    gc.callbacks.append(loop_lag._time_collections)
+    try:
+        gc.collect()
+    finally:
+        gc.callbacks.remove(loop_lag._time_collections)
+    assert loop_lag.CENSUSES, list(loop_lag.COLLECTIONS)
+    taken = loop_lag.CENSUSES[-1][1]
+    assert taken["tracked"] >= 100_000 and taken["by_type"]["list"] >= 50_000
+    top = taken["largest"][0]
+    assert (top["type"], top["len"]) == ("dict", len(holder.index)) and "_Holder.index" in top["held_by"]
+    # frozen objects are not walked by a full pass, and not counted
+    gc.freeze()
+    try:
+        assert loop_lag.census()["tracked"] < taken["tracked"] - 100_000
+    finally:
+        gc.unfreeze()
