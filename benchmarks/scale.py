@@ -200,15 +200,15 @@ def run(
                     rows[f"/api/status during {name}"] = probe.window(a, time.monotonic())
                     loop[name] = loop_held(http_, a, time.monotonic())
                     log(f"  {name}: {rows[name]}")
-            product_reads = apiserver_reads(rest) - before
+            load_reads = apiserver_reads(rest) - before
             own = own_reads(cluster, http_, "cluster-reader" if read_service else "admin", started)
             if audit is not None:
                 audit([server.proc.pid] + ([service.proc.pid] if service else []))
             result["apiserver_reads"] = {
                 "idle_window": idle_reads,
-                "product_load": product_reads,
+                "product_load": load_reads,
                 "windows": 2 * len(ENDPOINTS),
-                "idle_estimate": product_reads - idle_reads * 2 * len(ENDPOINTS),
+                "idle_estimate": load_reads - idle_reads * 2 * len(ENDPOINTS),
                 **own,
             }
             bursts(http_, rest, scale, burst, clients, seconds, probe, result, rows, loop, log)

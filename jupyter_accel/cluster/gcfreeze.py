@@ -12,9 +12,10 @@ What a watch event brings after the list is not frozen, and a full collection wa
 changes is about 16,000 tracked containers, each walked by every full pass until the next relist (10-33 ms passes that
 stop the event loop, benchmarks/scale.py). `untracked()` takes such an object out of the collector's sight the
 moment it is cached, a listed one too: the one collection before freezing then walks what is not cached (20,000
-listed pods: 40 ms of it, 3 ms untracked, and the list costs no more CPU). That is safe for the same reason freezing is: the tree is JSON, never cyclic, and nothing
-changes a cached object; reference counting frees it when it is replaced. An untracked object can never be freed
-too early, only kept too long if it ever joined a cycle; a dict that is given a container is tracked again.
+listed pods: 40 ms of it, 3 ms untracked, and the list costs no more CPU). That is safe for the same reason
+freezing is: the tree is JSON, never cyclic, and nothing changes a cached object; reference counting frees it when
+it is replaced. An untracked object can never be freed too early, only kept too long if it ever joined a cycle; a
+dict that is given a container is tracked again.
 """
 
 from __future__ import annotations

@@ -23,6 +23,8 @@ from . import retry
 # own schedule, per path: benchmarks/scale.py takes them from the API server's audit of this product's reads (by its
 # user agent), and what is left was made for someone's request (a refresh must read the caches only).
 SCHEDULED_READS: Counter[str] = Counter()
+# kept logs read a path per pod: a long-lived server stops adding paths here (about 1 MB), never grows without bound
+MAX_SCHEDULED_PATHS = 10_000
 _scheduled_lock = threading.Lock()
 _thread = threading.local()
 
@@ -41,7 +43,8 @@ def _count_scheduled(method: str, path: str, query: dict[str, Any] | None) -> No
     """Called before a request is sent: the count is never behind the server's (a watch is not a read)."""
     if method == "GET" and getattr(_thread, "scheduled", False) and not (query or {}).get("watch"):
         with _scheduled_lock:
-            SCHEDULED_READS[path] += 1
+            if path in SCHEDULED_READS or len(SCHEDULED_READS) < MAX_SCHEDULED_PATHS:
+                SCHEDULED_READS[path] += 1
 
 
 def resource_path(

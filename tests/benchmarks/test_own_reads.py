@@ -103,3 +103,21 @@ def test_the_audit_log_names_the_product_and_a_background_read_is_counted(devclu
     assert audited[on_schedule] == 1 and audited[for_a_request] == 1
     left = unscheduled_reads(audited, scheduled)
     assert left.get(for_a_request) == 1 and on_schedule not in left
+
+
+def test_a_long_lived_server_stops_adding_paths_but_keeps_counting_known_ones(monkeypatch):
+    monkeypatch.setattr(rest, "SCHEDULED_READS", Counter({"/known": 1}))
+    monkeypatch.setattr(rest, "MAX_SCHEDULED_PATHS", 1)
+
+    def background() -> None:
+        rest.on_schedule()
+        rest._count_scheduled("GET", "/known", None)
+        rest._count_scheduled("GET", "/new", None)
+        rest._count_scheduled("GET", "/known", {"watch": True})
+        rest._count_scheduled("POST", "/known", None)
+
+    thread = threading.Thread(target=background)
+    thread.start()
+    thread.join()
+    rest._count_scheduled("GET", "/known", None)  # not a background loop's thread
+    assert rest.scheduled_reads() == {"/known": 2}
