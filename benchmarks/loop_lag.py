@@ -100,7 +100,8 @@ def _time_collections(phase: str, info: dict[str, Any]) -> None:
             and took > CENSUS_OVER
             and t0 - (CENSUSES[-1][0] if CENSUSES else 0) > CENSUS_EVERY
         ):
-            CENSUSES.append((t0, census()))
+            # what survived the pass, and how much cyclic garbage it freed (which only a collection can)
+            CENSUSES.append((t0, {**census(), "took_ms": round(took * 1000, 1), "collected": info.get("collected")}))
 
 
 async def _probe() -> None:

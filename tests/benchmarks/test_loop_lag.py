@@ -79,6 +79,7 @@ def test_a_census_names_the_largest_container_a_full_pass_walks_and_its_attribut
     assert loop_lag.CENSUSES, list(loop_lag.COLLECTIONS)
     taken = loop_lag.CENSUSES[-1][1]
     assert taken["tracked"] >= 100_000 and taken["by_type"]["list"] >= 50_000
+    assert taken["took_ms"] > 0 and taken["collected"] is not None
     top = taken["largest"][0]
     assert (top["type"], top["len"]) == ("dict", len(holder.index)) and "_Holder.index" in top["held_by"]
     # frozen objects are not walked by a full pass, and not counted
