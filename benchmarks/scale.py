@@ -305,11 +305,12 @@ def own_reads(cluster: Cluster, http_: Http, identity: str, started: float) -> d
     time.sleep(2)  # the audit event of a read answered just before `until` is written after the answer
     audited = product_reads(cluster.audit_events(), pki.IDENTITIES[identity].user, started, until)
     left = unscheduled_reads(audited, scheduled)
+    total, beyond = sum(audited.values()), sum(left.values())
     return {
-        "own_audited": sum(audited.values()),
-        "own_scheduled": sum(min(n, scheduled.get(path, 0)) for path, n in audited.items()),
+        "own_audited": total,
+        "own_scheduled": total - beyond,
         "own_unscheduled": left,
-        "caused_by_refreshes": sum(left.values()),
+        "caused_by_refreshes": beyond,
     }
 
 

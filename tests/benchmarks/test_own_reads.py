@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from kubernetes.client.exceptions import ApiException
+from polling import poll_until
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "benchmarks"))
@@ -94,12 +95,11 @@ def test_the_audit_log_names_the_product_and_a_background_read_is_counted(devclu
     scheduled = rest.scheduled_reads()
     assert scheduled.get(on_schedule) == 1 and for_a_request not in scheduled and watch not in scheduled
 
-    deadline = time.monotonic() + 10
-    while True:  # the audit event is written after the answer
+    def both_audited() -> Counter[str] | None:  # the audit event is written after the answer
         audited = product_reads(devcluster.audit_events(), "notebook-user", since - 1, until + 1)
-        if (audited[on_schedule] and audited[for_a_request]) or time.monotonic() > deadline:
-            break
-        time.sleep(0.2)
+        return audited if audited[on_schedule] and audited[for_a_request] else None
+
+    audited = poll_until(both_audited, timeout=10, what="both reads in the audit log")
     assert audited[on_schedule] == 1 and audited[for_a_request] == 1
     left = unscheduled_reads(audited, scheduled)
     assert left.get(for_a_request) == 1 and on_schedule not in left
