@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Hashable, Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from decimal import Decimal
 from typing import Any, NamedTuple, Protocol, runtime_checkable
 
@@ -49,9 +49,12 @@ class InventoryMemo:
     """What the previous build computed per cached object. An informer replaces an object's dict when the object
     changes, so while the same dict is cached its result stands: a rebuild after a few pod changes reads those pods
     and sums again the nodes they are bound to, not the cluster. A memo follows one cache by its keys (`follow`)
-    or is given every pod each time (`allocated`), never both. Not thread-safe: one build at a time per memo."""
+    or is given every pod each time (`allocated`), never both. Not thread-safe: one build at a time per memo.
+    `keep`: called with each node view as it is built, before it is kept (the server takes it out of the cycle
+    collector's walk: cluster/gcfreeze.untracked); views are never changed after they are built."""
 
-    def __init__(self) -> None:
+    def __init__(self, keep: Callable[[NodeAccelerators], object] | None = None) -> None:
+        self._keep = keep
         self._pods: dict[int, dict[str, Any]] = {}  # id -> every pod of the last call (held: its id stays its own)
         self._revision: int | None = None  # the followed cache's revision these sums are at
         self._bound: dict[Hashable, str] = {}  # pod's key -> the node of a pod that holds what it requests
@@ -105,6 +108,8 @@ class InventoryMemo:
         if hit is not None and hit[0] is node and hit[1] == used:
             return hit[2]
         view = node_accelerators(node, allocated, registry)
+        if self._keep is not None:
+            self._keep(view)
         self._nodes[id(node)] = (node, used, view)
         return view
 

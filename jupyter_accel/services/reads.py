@@ -7,6 +7,7 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING, Any
 
+from ..cluster.gcfreeze import untracked
 from ..cluster.informer import CacheState
 from ..domain.hardware_profiles import list_profiles
 from ..domain.inventory import ChangeSource, InventoryMemo, allocations_from_wire, build_inventory, inventory_of
@@ -38,11 +39,12 @@ def readable_items(hub: Caches, key: str) -> list[dict[str, Any]] | None:
 
 class Inventory:
     """The inventory of one server, built once per change of nodes or pods and shared by the summary and every
-    node page; per-object results are reused between builds (domain/inventory.InventoryMemo)."""
+    node page; per-object results are reused between builds (domain/inventory.InventoryMemo), out of the cycle
+    collector's walk like the caches' objects (cluster/gcfreeze)."""
 
     def __init__(self, registry: AcceleratorRegistry) -> None:
         self.registry = registry
-        self._memo = InventoryMemo()
+        self._memo = InventoryMemo(keep=untracked)
         self._lock = threading.Lock()
         self._last: tuple[Caches, object, InventoryResponse, list[Any]] | None = None
 
@@ -53,14 +55,14 @@ class Inventory:
             if self._last is not None and self._last[0] is hub and self._last[1] == revision:
                 return self._last[2], self._last[3]
             if self._last is not None and self._last[0] is not hub:
-                self._memo = InventoryMemo()  # another identity: nothing of the old caches is reused
+                self._memo = InventoryMemo(keep=untracked)  # another identity: nothing of the old caches is reused
             nodes = readable_items(hub, "nodes")
             if "allocations" in hub.informers:  # summed by the read service
                 allocated = allocations_from_wire(readable_items(hub, "allocations"))
                 summary, node_views = inventory_of(nodes, allocated, self.registry, memo=self._memo)
             else:
                 summary, node_views = build_inventory(nodes, self._pods(hub), self.registry, memo=self._memo)
-            self._last = (hub, revision, summary, node_views)
+            self._last = (hub, revision, summary, untracked(node_views))
             return summary, node_views
 
     @staticmethod
