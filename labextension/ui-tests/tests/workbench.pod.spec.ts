@@ -7,6 +7,8 @@
  * port-forward on loopback). Nothing in this file talks to a server on the host.
  */
 import { expect, IJupyterLabPageFixture, test } from '@jupyterlab/galata';
+import { APIRequestContext } from '@playwright/test';
+import * as fs from 'fs';
 import * as path from 'path';
 
 import { createOnRealNode } from './real-node';
@@ -95,6 +97,63 @@ async function openNotebook(
   await expect(page.locator('.jp-NotebookPanel .jp-Cell')).toHaveCount(
     cells.length
   );
+}
+
+/**
+ * The Ray head's client-server logs (ray_client_server*.err and .out: why a
+ * `ray.init` over ray:// failed), read through the product's own dashboard
+ * proxy and Ray's log API, kept in test-output/ray-head-logs/<cluster> and
+ * attached to the test's results; printed too when `failed`. Read on every
+ * run, so the path a failure needs is exercised; never fails the test itself.
+ */
+async function keepHeadClientLogs(
+  request: APIRequestContext,
+  name: string,
+  failed: boolean
+): Promise<void> {
+  const dashboard = `${BASE}/accel/v1/jobs/ray-cluster/${name}/dashboard`;
+  const kept: [string, string][] = [];
+  try {
+    const nodes = await (await request.get(`${dashboard}/api/v0/nodes`)).json();
+    const rows: { node_id: string; is_head_node: boolean }[] =
+      nodes?.data?.result?.result ?? [];
+    const head = rows.find(n => n.is_head_node);
+    if (!head) {
+      throw new Error(`no head in Ray's node list: ${JSON.stringify(nodes)}`);
+    }
+    const params = { node_id: head.node_id };
+    const listing = await (
+      await request.get(`${dashboard}/api/v0/logs`, {
+        params: { ...params, glob: 'ray_client_server*' }
+      })
+    ).json();
+    const files = Object.values(
+      (listing?.data?.result ?? {}) as Record<string, string[]>
+    ).flat();
+    for (const file of files) {
+      const answer = await request.get(`${dashboard}/api/v0/logs/file`, {
+        params: { ...params, filename: file, lines: '500' }
+      });
+      kept.push([file, `HTTP ${answer.status()}\n${await answer.text()}`]);
+    }
+    if (!files.length) {
+      kept.push([
+        'ray-head-logs',
+        `no ray_client_server* file: ${JSON.stringify(listing)}`
+      ]);
+    }
+  } catch (e) {
+    kept.push(['ray-head-logs', `the head's logs could not be read: ${e}`]);
+  }
+  const folder = path.join(SCREENSHOTS, '..', 'ray-head-logs', name);
+  fs.mkdirSync(folder, { recursive: true });
+  for (const [file, body] of kept) {
+    fs.writeFileSync(path.join(folder, path.basename(file)), body);
+    await test.info().attach(file, { body, contentType: 'text/plain' });
+    if (failed) {
+      console.log(`---- ${name} head: ${file}\n${body}`);
+    }
+  }
 }
 
 test('the panel served from the pod connects with its in-cluster identity', async ({
@@ -223,6 +282,10 @@ test('a kernel in the pod reaches a Ray cluster through in-cluster DNS', async (
     await page.screenshot({
       path: path.join(SCREENSHOTS, 'workbench-pod-ray-light.png')
     });
+    await keepHeadClientLogs(page.request, name, false);
+  } catch (e) {
+    await keepHeadClientLogs(page.request, name, true);
+    throw e;
   } finally {
     await page.request.delete(`${BASE}/accel/v1/jobs/ray-cluster/${name}`);
   }
