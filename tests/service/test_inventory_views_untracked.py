@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gc
 import weakref
+from decimal import Decimal
 from typing import Any
 
 from memory_cluster import MemoryHub
@@ -47,7 +48,9 @@ def _parts(obj: Any) -> list[Any]:
 
 
 def test_a_view_is_untracked_with_everything_it_holds_and_freed_by_reference_counting():
-    view = node_accelerators(_node("n1", taints=2), {"nvidia.com/gpu": 3, "cpu": 1}, AcceleratorRegistry())
+    view = node_accelerators(
+        _node("n1", taints=2), {"nvidia.com/gpu": Decimal(3), "cpu": Decimal(1)}, AcceleratorRegistry()
+    )
     assert sum(gc.is_tracked(p) for p in _parts(view)) >= 15  # what a full collection walks without it
     views = untracked([view])
     assert not any(gc.is_tracked(p) for p in _parts(views))
