@@ -21,8 +21,8 @@ The inventory's per-node views are the same kind of thing: built once per node a
 hold, kept between builds (domain/inventory.InventoryMemo), never changed after. A burst that moves pods across a
 thousand nodes rebuilds their views, and each is some twenty tracked objects (the model, its `__dict__`, its
 fields-set set, its lists and nested models): 20,000 objects that every full pass walked, 10-22 ms of CPU holding the
-GIL (benchmarks/scale.py with JA_LOOP_LAG_CENSUS=1). `untracked()` takes a list of such models out too (full passes
-in a burst: 4.5-10.6 ms of CPU since, docs/scale.md).
+GIL (benchmarks/scale.py with JA_LOOP_LAG_CENSUS=1). `untracked()` takes such a model out too, as it is built
+(full passes in a burst: 4.5-10.6 ms of CPU since, docs/scale.md).
 """
 
 from __future__ import annotations
@@ -69,10 +69,9 @@ _LEAVES = frozenset({str, int, float, bool, type(None)})  # hold nothing: the wa
 
 
 def untracked(obj: Any) -> Any:
-    """`obj`, a cached JSON tree or a list of wire models that are never changed after they are built, with its
+    """`obj`, a cached JSON tree or a wire model that is never changed after it is built (or a list of them), with its
     dicts, lists and sets, and each model with what it holds (its `__dict__`, its fields-set set, nested models), no
-    longer tracked by the cycle collector. A model already untracked is taken as done: a list of memoized views costs
-    a check per view after the first time."""
+    longer tracked by the cycle collector. A model already untracked is taken as done."""
     if _untrack is not None:
         _untrack_tree(obj)
     return obj

@@ -44,7 +44,7 @@ class Inventory:
 
     def __init__(self, registry: AcceleratorRegistry) -> None:
         self.registry = registry
-        self._memo = InventoryMemo(keep=untracked)
+        self._memo = self._fresh_memo()
         self._lock = threading.Lock()
         self._last: tuple[Caches, object, InventoryResponse, list[Any]] | None = None
 
@@ -55,15 +55,19 @@ class Inventory:
             if self._last is not None and self._last[0] is hub and self._last[1] == revision:
                 return self._last[2], self._last[3]
             if self._last is not None and self._last[0] is not hub:
-                self._memo = InventoryMemo(keep=untracked)  # another identity: nothing of the old caches is reused
+                self._memo = self._fresh_memo()  # another identity: nothing of the old caches is reused
             nodes = readable_items(hub, "nodes")
             if "allocations" in hub.informers:  # summed by the read service
                 allocated = allocations_from_wire(readable_items(hub, "allocations"))
                 summary, node_views = inventory_of(nodes, allocated, self.registry, memo=self._memo)
             else:
                 summary, node_views = build_inventory(nodes, self._pods(hub), self.registry, memo=self._memo)
-            self._last = (hub, revision, summary, untracked(node_views))
+            self._last = (hub, revision, summary, node_views)
             return summary, node_views
+
+    @staticmethod
+    def _fresh_memo() -> InventoryMemo:
+        return InventoryMemo(keep=untracked)  # every view out of the collector's walk as it is built
 
     @staticmethod
     def _pods(hub: Caches) -> list[dict[str, Any]] | ChangeSource | None:

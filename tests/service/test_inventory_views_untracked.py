@@ -77,3 +77,13 @@ def test_the_inventory_keeps_its_views_untracked_as_nodes_and_pods_change():
     assert again[0] is first[0] and again[1] is not first[1]  # the memo still reuses what did not change
     assert again[1].accelerators[0].free == 0
     assert not any(gc.is_tracked(p) for n in again for p in _parts(n))
+
+
+def test_another_identitys_memo_keeps_its_views_untracked_too():
+    inventory = Inventory(AcceleratorRegistry())
+    for _ in range(2):  # a second hub: the memo is made afresh (services/reads.Inventory._full)
+        hub = MemoryHub()
+        hub.caches["nodes"], hub.caches["allpods"] = [_node("n0")], [_pod("a", "n0", 1)]
+        views = inventory.nodes(hub, None, 0, 10).nodes
+        assert [n.accelerators[0].allocated for n in views] == [1]
+        assert not any(gc.is_tracked(p) for n in views for p in _parts(n))
