@@ -9,8 +9,9 @@ the extension as the cluster admin in its own process, and measures:
   second meanwhile (what every kernel message and file save of the user waits behind), and how long its event
   loop was held (benchmarks/loop_lag.py);
 - the same during a burst of 1,000 pod changes, with the readers paced and back to back; at the end, the burst
-  again with the server alone on the cores (the cluster and the load at nice 19: benchmarks/scale_aside.py), where
-  the lowered priorities can be raised again afterwards (as root) or the cluster is the run's own;
+  again with the server alone on the cores (the cluster and the load at nice 19, and in an idle cpu cgroup where
+  one can be made: benchmarks/scale_aside.py), where the lowered priorities can be raised again afterwards (as
+  root) or the cluster is the run's own;
 - the baseline: per request, list nodes and pods from the API server and sum (what list-per-call tools do);
 - the Jupyter server's own gets and lists of the API server (its audit log, by the product's user agent) from its
   start to the end of the load, less those its caches' background loops counted making: reads made for a refresh;
@@ -54,7 +55,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO), str(REPO / "benchmarks")]
 
 import scale_objects as objs  # noqa: E402
-from scale_aside import aside, can_restore  # noqa: E402
+from scale_aside import aside, can_idle, can_restore  # noqa: E402
 from scale_build import build, remove, settle  # noqa: E402
 from scale_load import (  # noqa: E402
     ENDPOINTS,
@@ -235,6 +236,7 @@ def run(
         if alone:
             # last: the cluster and this process are slowed until the context ends (and for good without root)
             product_pids = {server.proc.pid, *([service.proc.pid] if service else [])}
+            result["alone_idle_cgroup"] = can_idle()
             with aside([*cluster.all_pids(), os.getpid()], product_pids), StatusProbe(http_) as probe:
                 bursts(http_, rest, scale, burst, clients, seconds, probe, result, rows, loop, log, ALONE)
         result["rows"] = rows

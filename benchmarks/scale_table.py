@@ -19,6 +19,13 @@ BASELINE_PACED = "baseline: list nodes and pods per request, {clients} clients e
 BASELINE = "baseline: list nodes and pods per request, clients back to back (own processes)"
 # the suffix of the burst's windows run again with the cluster and the load at nice 19 (benchmarks/scale_aside.py)
 ALONE = ", the server alone on the cores"
+
+
+def aside_how(result: dict[str, Any]) -> str:
+    """How the neighbours were set aside in this run (runs before the idle group only had nice 19)."""
+    return "cluster and load at nice 19" + (" in an idle cpu cgroup" if result.get("alone_idle_cgroup") else "")
+
+
 MARK = {True: "met", False: "NOT met"}
 
 
@@ -150,7 +157,7 @@ def targets(result: dict[str, Any]) -> list[str]:
         + f" | {MARK[all(rows[n]['p99_ms'] < 50 for n in burst)]} |",
         _holds("no handler holds the event loop > 20 ms (wall time)", list(loop.values())),
         *(
-            [_holds("... in the burst with the server alone on the cores (cluster and load at nice 19)", alone)]
+            [_holds(f"... in the burst with the server alone on the cores ({aside_how(result)})", alone)]
             if alone
             else []
         ),
