@@ -8,6 +8,8 @@ import contextlib
 import http.client
 import json
 import multiprocessing
+import multiprocessing.queues
+import os
 import random
 import re
 import sys
@@ -15,7 +17,6 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable
-from concurrent.futures import ProcessPoolExecutor
 from datetime import datetime
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -160,11 +161,25 @@ def raw_load(fn: Callable[[], bool], clients: int, seconds: float, every: float 
     return Loaded(latencies, errors[0], first_error[0] if first_error else None, len(waited), time.monotonic() - t0)
 
 
-def _one_process(make: Callable[[], Callable[[], bool]], seconds: float, every: float | None, start_at: float):
-    """One client in a process of its own: made there (its own connections), started with the others."""
-    fn = make()
-    time.sleep(max(0.0, start_at - time.time()))
-    return raw_load(fn, 1, seconds, every)
+def _one_process(
+    make: Callable[[], Callable[[], bool]],
+    seconds: float,
+    every: float | None,
+    start_at: float,
+    results: multiprocessing.queues.Queue[Any],
+) -> None:
+    """One client in a process of its own: made there (its own connections), started with the others. It hands back
+    what it measured and ends at once: a request still unanswered leaves its client thread in a blocking read, and
+    an interpreter's normal exit unwinds such threads (glibc's "FATAL: exception not rethrown" in the run's log)."""
+    try:
+        fn = make()
+        time.sleep(max(0.0, start_at - time.time()))
+        results.put(raw_load(fn, 1, seconds, every))
+    except BaseException as exc:  # the parent waits for one answer from each process: this is its answer
+        results.put(f"{type(exc).__name__}: {exc}")
+    results.close()
+    results.join_thread()  # what was put is in the pipe
+    os._exit(0)
 
 
 def load_in_processes(
@@ -174,13 +189,24 @@ def load_in_processes(
     large lists then shares no interpreter, GIL or memory with the others or with the benchmark. `make` (picklable)
     builds a client's request function in its process; all start together once every process is up."""
     ctx = multiprocessing.get_context("spawn")
-    start_at = (
-        time.time() + 5 + 0.4 * clients
-    )  # a spawned interpreter imports the client's modules first; one late starts late
-    with ProcessPoolExecutor(max_workers=clients, mp_context=ctx) as pool:
-        futures = [pool.submit(_one_process, make, seconds, every, start_at) for _ in range(clients)]
-        results = [f.result() for f in futures]
-    out = _summary(results)
+    start_at = time.time() + 5 + 0.4 * clients  # a spawned interpreter imports the client's modules first
+    results = ctx.Queue()
+    procs = [
+        ctx.Process(target=_one_process, args=(make, seconds, every, start_at, results), daemon=True)
+        for _ in range(clients)
+    ]
+    for proc in procs:
+        proc.start()
+    try:
+        answers = [results.get(timeout=start_at - time.time() + seconds + GRACE + 60) for _ in procs]
+    finally:
+        for proc in procs:
+            proc.join(10)
+            if proc.is_alive():
+                proc.kill()
+    if failed := [a for a in answers if isinstance(a, str)]:
+        raise RuntimeError(f"{len(failed)} of {clients} client processes failed: {failed[0]}")
+    out = _summary(answers)
     out["processes"] = clients
     return out
 
