@@ -57,14 +57,21 @@ def cgroup_root(run: Path) -> str:
     return f"/ja-devcluster-{run.name.replace('.', '-')}"
 
 
-def remove_cgroups(run: Path) -> None:
-    """After the node's processes are gone: its cgroups in every hierarchy, deepest first."""
-    for h in (p for p in Path("/sys/fs/cgroup").iterdir() if p.is_dir()):
-        root = h / cgroup_root(run).lstrip("/")
-        if root.is_dir():
+def remove_cgroups(run: Path, wait: float = 10.0) -> None:
+    """After the node's processes are gone: its cgroups in every hierarchy, deepest first. A cgroup whose last
+    process the kernel is still taking down refuses rmdir (EBUSY) for a moment after PID 1 ended: tried again for
+    up to `wait` s, then left (the browser stage left the whole pod tree behind in one of its runs)."""
+    roots = [h / cgroup_root(run).lstrip("/") for h in Path("/sys/fs/cgroup").iterdir() if h.is_dir()]
+    deadline = time.monotonic() + wait
+    while roots := [r for r in roots if r.is_dir()]:
+        for root in roots:
             for d in [*sorted((p for p in root.rglob("*") if p.is_dir()), key=lambda p: -len(p.parts)), root]:
-                with contextlib.suppress(OSError):  # busy or already gone: the next stop tries again
+                with contextlib.suppress(OSError):  # busy, or already gone
                     d.rmdir()
+        if time.monotonic() > deadline:
+            return
+        if any(r.is_dir() for r in roots):
+            time.sleep(0.1)
 
 
 def pid1_of(unshare_pid: int) -> int:
