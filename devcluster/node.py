@@ -60,7 +60,7 @@ def cgroup_root(run: Path) -> str:
 def remove_cgroups(run: Path, wait: float = 10.0) -> None:
     """After the node's processes are gone: its cgroups in every hierarchy, deepest first. A cgroup whose last
     process the kernel is still taking down refuses rmdir (EBUSY) for a moment after PID 1 ended: tried again for
-    up to `wait` s, then left (the browser stage left the whole pod tree behind in one of its runs)."""
+    up to `wait` s, then left."""
     roots = [h / cgroup_root(run).lstrip("/") for h in Path("/sys/fs/cgroup").iterdir() if h.is_dir()]
     deadline = time.monotonic() + wait
     while roots := [r for r in roots if r.is_dir()]:

@@ -19,7 +19,7 @@ def _writable(h: str) -> bool:
 
 
 def test_a_node_whose_process_is_still_ending_leaves_no_cgroup(tmp_path: Path) -> None:
-    run = tmp_path / "run.test"
+    run = tmp_path / f"cgroups-test-{os.getpid()}"  # the cgroup root is named after the run directory alone
     hierarchies = [h for h in ("cpu", "pids", "memory") if _writable(h)]
     if not hierarchies:  # no cgroup v1 to write (a user): nothing to make, and removing nothing must not fail
         remove_cgroups(run, wait=0.2)
