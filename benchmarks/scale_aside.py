@@ -25,6 +25,8 @@ import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from devcluster.process import stat_fields
+
 LOWEST = 19
 CPU_HIERARCHY = Path("/sys/fs/cgroup/cpu")  # the cgroup v1 cpu controller's mount (cgroup v2 is not handled here)
 
@@ -109,16 +111,10 @@ def idle_group(pids: Iterable[int]) -> Iterator[Path | None]:
         for pid, path in came_from.items():
             _move(pid, path)
         for left in (group / "cgroup.procs").read_text().split():
-            _move(int(left), came_from.get(_parent(int(left)), "/"))
+            parent = int(fields[1]) if (fields := stat_fields(int(left))) else 0
+            _move(int(left), came_from.get(parent, "/"))
         with contextlib.suppress(OSError):
             group.rmdir()
-
-
-def _parent(pid: int) -> int:
-    try:
-        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
-    except (OSError, ValueError, IndexError):
-        return 0
 
 
 @contextlib.contextmanager

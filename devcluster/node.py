@@ -63,15 +63,15 @@ def remove_cgroups(run: Path, wait: float = 10.0) -> None:
     up to `wait` s, then left."""
     roots = [h / cgroup_root(run).lstrip("/") for h in Path("/sys/fs/cgroup").iterdir() if h.is_dir()]
     deadline = time.monotonic() + wait
-    while roots := [r for r in roots if r.is_dir()]:
+    while True:
         for root in roots:
             for d in [*sorted((p for p in root.rglob("*") if p.is_dir()), key=lambda p: -len(p.parts)), root]:
-                with contextlib.suppress(OSError):  # busy, or already gone
+                with contextlib.suppress(OSError):  # busy, or already gone (none there: nothing is listed)
                     d.rmdir()
-        if time.monotonic() > deadline:
+        roots = [r for r in roots if r.is_dir()]
+        if not roots or time.monotonic() > deadline:
             return
-        if any(r.is_dir() for r in roots):
-            time.sleep(0.1)
+        time.sleep(0.1)
 
 
 def pid1_of(unshare_pid: int) -> int:

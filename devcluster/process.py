@@ -11,13 +11,20 @@ from dataclasses import dataclass
 from pathlib import Path
 
 
-def start_ticks(pid: int) -> int | None:
-    """The process start time from /proc (field 22): tells a recorded pid from a reused one."""
+def stat_fields(pid: int) -> list[str] | None:
+    """The fields of /proc/PID/stat after the command name (which may hold spaces and parentheses): [0] is the
+    state (field 3), [1] the parent, [2] the process group, [3] the session, [19] the start time (field 22). None
+    when the process is gone."""
     try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     except OSError:
         return None
-    return int(stat.rsplit(")", 1)[1].split()[19])
+
+
+def start_ticks(pid: int) -> int | None:
+    """The process start time from /proc (field 22): tells a recorded pid from a reused one."""
+    fields = stat_fields(pid)
+    return None if fields is None else int(fields[19])
 
 
 @dataclass
@@ -36,13 +43,9 @@ class Recorded:
         operator died). Matching both ids keeps a reused pid in some other group from being addressed."""
         out = []
         for entry in os.listdir("/proc"):
-            if entry.isdigit():
-                try:
-                    fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
-                except OSError:
-                    continue
-                if int(fields[2]) == self.pid and int(fields[3]) == self.pid:
-                    out.append(int(entry))
+            fields = stat_fields(int(entry)) if entry.isdigit() else None
+            if fields is not None and int(fields[2]) == self.pid and int(fields[3]) == self.pid:
+                out.append(int(entry))
         return out
 
     def running(self) -> bool:
